@@ -1,0 +1,133 @@
+"""Helpers shared by the corpus readers: decoding, size limits, seeded splits, label checks.
+
+Every helper raises :class:`~hbnlab.corpus.base.CorpusError` whose message names the source
+(a file name, a ZIP member, an upload's name) and, where it applies, the line, row or field.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .base import CorpusError, Document
+
+#: Default upper bound on the bytes a reader accepts (a file, an upload, a folder's total,
+#: a ZIP's total uncompressed size).
+DEFAULT_MAX_BYTES = 200_000_000
+
+# A "token" in the thesis's indexing is a maximal run of letters (sec. 4.1.2), so a document
+# without any letter has no tokens.  ``[^\W\d_]`` is "a Unicode letter".
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def has_letters(text: str) -> bool:
+    """True iff ``text`` holds at least one letter, i.e. at least one token (thesis sec. 4.1.2)."""
+    return _LETTER.search(text) is not None
+
+
+def format_bytes(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def check_size(n_bytes: int, max_bytes: int | None, source: str, what: str = "") -> None:
+    """Raise if ``n_bytes`` exceeds ``max_bytes`` (``None`` = no limit)."""
+    if max_bytes is None:
+        return
+    if max_bytes <= 0:
+        raise ValueError(f"max_bytes must be a positive number of bytes or None, got {max_bytes!r}")
+    if n_bytes > max_bytes:
+        label = f"{source}{what}"
+        raise CorpusError(
+            f"{label} is {format_bytes(n_bytes)} ({n_bytes} bytes), over the limit "
+            f"max_bytes={max_bytes} ({format_bytes(max_bytes)}); pass a larger max_bytes= to accept it"
+        )
+
+
+def decode_bytes(data: bytes, source: str, encoding: str | None = None) -> str:
+    """Decode ``data``: UTF-8 (a leading BOM is dropped) unless ``encoding`` is given.
+
+    The error names the source, the encoding tried, the byte offset and the line of the first
+    undecodable byte, and suggests ``encoding=``.
+    """
+    enc = "utf-8-sig" if encoding is None else encoding
+    try:
+        return data.decode(enc)
+    except LookupError:
+        raise CorpusError(f"{source}: unknown encoding {encoding!r}") from None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.start + 4].hex(" ")
+        shown = "UTF-8" if encoding is None else repr(encoding)
+        raise CorpusError(
+            f"line {line} of {source}: cannot decode as {shown} at byte offset {exc.start} "
+            f"(bytes {bad}: {exc.reason}); pass encoding= (e.g. encoding='latin-1') to read it "
+            f"with another encoding"
+        ) from None
+
+
+def check_random_split_args(test_fraction: float) -> None:
+    if not (isinstance(test_fraction, (int, float)) and 0.0 <= float(test_fraction) < 1.0):
+        raise ValueError(f"test_fraction must be a number in [0, 1), got {test_fraction!r}")
+
+
+def seeded_split(label_sets: Sequence[frozenset], test_fraction: float, random_state) -> np.ndarray:
+    """Assign each document to 'train' or 'test' at random, reproducibly.
+
+    Exactly ``round(n * test_fraction)`` documents are drawn for the test set (the first ones of a
+    ``random_state``-seeded permutation), then, for every label with no training document left
+    (labels taken in sorted order), its first test document in permutation order is moved back
+    to training -- so a seeded split never produces a label without training positives.
+
+    Returns an array of 'train' / 'test' strings aligned with ``label_sets``.
+    """
+    check_random_split_args(test_fraction)
+    n = len(label_sets)
+    rng = check_random_state(random_state)
+    order = rng.permutation(n)
+    n_test = int(round(n * float(test_fraction)))
+    is_test = np.zeros(n, dtype=bool)
+    is_test[order[:n_test]] = True
+    if n_test:
+        in_train: set = set()
+        for labels, t in zip(label_sets, is_test):
+            if not t:
+                in_train.update(labels)
+        missing = sorted(set().union(*label_sets) - in_train)
+        if missing:
+            # rank[i] = position of document i in the permutation
+            rank = np.empty(n, dtype=np.int64)
+            rank[order] = np.arange(n)
+            for lab in missing:
+                if lab in in_train:  # already fixed by an earlier move
+                    continue
+                cands = [i for i in np.flatnonzero(is_test) if lab in label_sets[i]]
+                i = min(cands, key=lambda k: rank[k])
+                is_test[i] = False
+                in_train.update(label_sets[i])
+    return np.where(is_test, "test", "train")
+
+
+def check_labels_trained(documents: Sequence[Document], where: Sequence[str], source: str) -> None:
+    """Raise if some label occurs only in test documents; ``where[i]`` locates document i."""
+    train_labels: set = set()
+    for d in documents:
+        if d.split == "train":
+            train_labels.update(d.labels)
+    for d, loc in zip(documents, where):
+        bad = sorted(d.labels - train_labels)
+        if bad:
+            raise CorpusError(
+                f"{loc} of {source}: label {bad[0]!r} has no training documents (it occurs only in "
+                f"the test split); every label needs at least one training positive"
+            )
+
+
+def check_unique_ids(ids: Sequence[str], where: Sequence[str], source: str) -> None:
+    """Raise naming both places when an id repeats."""
+    first: dict[str, str] = {}
+    for i, loc in zip(ids, where):
+        if i in first:
+            raise CorpusError(f"{source}: duplicate id {i!r} at {first[i]} and {loc}")
+        first[i] = loc

@@ -1,0 +1,147 @@
+"""The one corpus type of hbnlab: documents with id, title, text, labels, split and date.
+
+Every reader returns a :class:`Corpus`; everything downstream (indexing, feature selection,
+models, the workbench) consumes it.  A corpus is immutable once built, so it is safe to share
+between pages, caches and worker processes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable, Sequence
+
+import numpy as np
+
+SPLITS = ("train", "test")
+
+
+class CorpusError(ValueError):
+    """A corpus could not be read.  The message names the file and the line or field."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document.  ``labels`` is a frozenset (multi-label); ``split`` is 'train' or 'test'."""
+
+    id: str
+    text: str
+    labels: frozenset = field(default_factory=frozenset)
+    split: str = "train"
+    title: str = ""
+    date: datetime | None = None
+
+    @property
+    def full_text(self) -> str:
+        """Title and body as one string (the thesis does not distinguish them, sec. 4.1.2)."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """An immutable collection of :class:`Document` objects.
+
+    Parameters
+    ----------
+    name : str
+        Short name shown in the UI and recorded in model files (``"reuters21578-modapte"``).
+    documents : tuple of Document
+        In a stable order; ids are unique.
+    synthetic : bool
+        True for generated corpora; the UI labels them as synthetic.
+    meta : dict
+        Free-form provenance (source path, generator parameters, ...); JSON-serialisable.
+    """
+
+    name: str
+    documents: tuple
+    synthetic: bool = False
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "documents", tuple(self.documents))
+        seen = set()
+        for i, d in enumerate(self.documents):
+            if d.id in seen:
+                raise CorpusError(f"corpus {self.name!r}: duplicate document id {d.id!r} (document {i})")
+            seen.add(d.id)
+            if d.split not in SPLITS:
+                raise CorpusError(
+                    f"corpus {self.name!r}: document {d.id!r} has split {d.split!r}, expected one of {SPLITS}"
+                )
+
+    # ------------------------------------------------------------------ views
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def split(self, which: str) -> list[Document]:
+        if which not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {which!r}")
+        return [d for d in self.documents if d.split == which]
+
+    @property
+    def train(self) -> list[Document]:
+        return self.split("train")
+
+    @property
+    def test(self) -> list[Document]:
+        return self.split("test")
+
+    def categories(self, min_train: int = 0, min_test: int = 0) -> list[str]:
+        """Labels sorted by decreasing training frequency (ties by name).
+
+        ``min_train`` / ``min_test`` keep only labels with at least that many documents in the split.
+        """
+        tr: dict[str, int] = {}
+        te: dict[str, int] = {}
+        for d in self.documents:
+            target = tr if d.split == "train" else te
+            for lab in d.labels:
+                target[lab] = target.get(lab, 0) + 1
+        labels = set(tr) | set(te)
+        keep = [l for l in labels if tr.get(l, 0) >= min_train and te.get(l, 0) >= min_test]
+        return sorted(keep, key=lambda l: (-tr.get(l, 0), l))
+
+    def label_matrix(self, documents: Sequence[Document], categories: Sequence[str]) -> np.ndarray:
+        """Boolean matrix (n_documents, n_categories): entry [i, j] is True iff doc i has label j."""
+        index = {c: j for j, c in enumerate(categories)}
+        Y = np.zeros((len(documents), len(categories)), dtype=bool)
+        for i, d in enumerate(documents):
+            for lab in d.labels:
+                j = index.get(lab)
+                if j is not None:
+                    Y[i, j] = True
+        return Y
+
+    def texts(self, documents: Iterable[Document] | None = None) -> list[str]:
+        docs = self.documents if documents is None else documents
+        return [d.full_text for d in docs]
+
+    def fingerprint(self) -> str:
+        """SHA-256 over ids, splits, labels and texts: identifies the exact data a model saw."""
+        h = hashlib.sha256()
+        for d in self.documents:
+            h.update(json.dumps([d.id, d.split, sorted(d.labels), d.title, d.text]).encode("utf-8"))
+            h.update(b"\0")
+        return h.hexdigest()
+
+    def summary(self) -> dict:
+        """Counts per split and per category, as plain Python objects."""
+        cats = self.categories()
+        per_cat = {c: {"train": 0, "test": 0} for c in cats}
+        for d in self.documents:
+            for lab in d.labels:
+                per_cat[lab][d.split] += 1
+        return {
+            "name": self.name,
+            "synthetic": self.synthetic,
+            "n_documents": len(self.documents),
+            "n_train": sum(d.split == "train" for d in self.documents),
+            "n_test": sum(d.split == "test" for d in self.documents),
+            "n_categories": len(cats),
+            "per_category": per_cat,
+        }
+
+    def subset(self, documents: Iterable[Document], name: str | None = None) -> "Corpus":
+        return Corpus(name or self.name, tuple(documents), self.synthetic, dict(self.meta))

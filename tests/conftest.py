@@ -1,0 +1,30 @@
+"""Shared fixtures.  Tests that need Reuters-21578 read ``HBNLAB_REUTERS_DIR`` and FAIL (not skip)
+when it is missing, so CI can never silently drop them."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+def reuters_dir() -> Path:
+    value = os.environ.get("HBNLAB_REUTERS_DIR")
+    if not value:
+        pytest.fail("HBNLAB_REUTERS_DIR is not set; it must point at Reuters-21578 Distribution 1.0")
+    path = Path(value)
+    if not (path / "reut2-000.sgm").is_file():
+        pytest.fail(f"HBNLAB_REUTERS_DIR={value} does not hold reut2-000.sgm")
+    return path
+
+
+@pytest.fixture(scope="session")
+def reuters_path() -> Path:
+    return reuters_dir()
+
+
+@pytest.fixture(scope="session")
+def reuters_corpus(reuters_path):
+    from hbnlab.corpus import load_reuters21578
+
+    return load_reuters21578(reuters_path)
