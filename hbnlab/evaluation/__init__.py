@@ -1,0 +1,21 @@
+"""Evaluation measures: breakeven (per class, micro, macro), 11-point average precision,
+F1@k, precision-recall curves, confusion matrices, breakeven tables."""
+from hbnlab.evaluation.measures import (
+    breakeven_point,
+    breakeven_table,
+    confusion_matrix_binary,
+    eleven_point_average_precision,
+    f1_at_k,
+    macro_breakeven,
+    micro_breakeven,
+    per_class_breakeven,
+    pr_curve,
+    precision_recall_f1_at_threshold,
+    top_k_assignment,
+)
+
+__all__ = [
+    "breakeven_point", "micro_breakeven", "macro_breakeven", "per_class_breakeven", "breakeven_table",
+    "eleven_point_average_precision", "f1_at_k", "top_k_assignment", "pr_curve", "confusion_matrix_binary",
+    "precision_recall_f1_at_threshold",
+]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 
 class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
@@ -28,7 +28,7 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
     ``n_features`` (``None`` = use every column) and ``selection`` (a method name of
     :func:`hbnlab.features.score_terms`, default ``"ig"``: information gain, thesis sec. 4.1.2).
 
-    Learned attributes: ``classes_`` (array([0, 1])), ``n_features_in_``,
+    Learned attributes: ``classes_`` (the two labels; the second is the positive class), ``n_features_in_``,
     ``selected_features_`` (column indices into the input matrix, in decreasing score order),
     ``feature_scores_`` (their scores).
     """
@@ -44,35 +44,41 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers
-    @staticmethod
-    def _as_csr(X) -> sp.csr_matrix:
-        if sp.issparse(X):
-            X = sp.csr_matrix(X)
-        else:
-            X = np.asarray(X)
-            if X.ndim != 2:
-                raise ValueError(f"X must be a 2-D matrix, got an array with shape {X.shape}")
-            X = sp.csr_matrix(X)
+    def _as_csr(self, X, reset: bool) -> sp.csr_matrix:
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        X = sp.csr_matrix(X)
         if X.shape[1] == 0:
             raise ValueError("X has 0 feature columns; at least 1 is required")
-        data = X.data
-        if data.size and (not np.all(np.isfinite(data)) or data.min() < 0):
-            raise ValueError("X must hold non-negative finite term counts or 0/1 indicators")
+        # validate_data rejects NaN/inf.  Binary models treat a term as present iff its entry > 0,
+        # so any real matrix has a defined meaning (sklearn's generic checks pass real-valued blobs).
         return X
 
     def _validate_y(self, y) -> np.ndarray:
+        """Two class labels -> 0/1 (the larger label, e.g. 1 or True, is the positive class)."""
+        from sklearn.utils.validation import column_or_1d
+
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
         y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = column_or_1d(y, warn=True)
         if y.ndim != 1:
-            raise ValueError(f"y must be a 1-D vector of 0/1 labels, got shape {y.shape}")
+            raise ValueError(f"y should be a 1d array of binary labels, got shape {y.shape}")
+        from sklearn.utils.multiclass import type_of_target
+
+        kind = type_of_target(y)
+        if kind == "continuous":
+            raise ValueError("Unknown label type: continuous; y must hold binary class labels")
         values = np.unique(y)
-        if not set(values.tolist()) <= {0, 1, False, True}:
-            raise ValueError(f"y must hold binary labels 0/1, got values {values[:5].tolist()}")
-        yb = y.astype(np.int8)
-        if yb.min() == yb.max():
+        if values.size == 1:
             raise ValueError(
-                f"y has only one class ({int(yb[0])}); a binary classifier needs positive and negative examples"
+                f"y has only one class ({values[0]!r}); a binary classifier needs positive and negative examples"
             )
-        return yb
+        if values.size != 2:
+            raise ValueError(f"Only binary classification is supported: y must hold two classes, got "
+                             f"{values.size} classes: {values[:5].tolist()} (use hbnlab.models.OneVsRest)")
+        self.classes_ = values
+        return (y == values[1]).astype(np.int8)
 
     def fit(self, X, y, selected_features=None):
         """Fit on a term matrix ``X`` (n_documents, n_terms) and binary labels ``y``.
@@ -86,12 +92,10 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
             ``(X, y)``.  The thesis selects on the whole training set even when fitting on the
             training-0 split (sec. 4.1.2); this argument reproduces that.
         """
-        X = self._as_csr(X)
+        X = self._as_csr(X, reset=True)
         y = self._validate_y(y)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
-        self.n_features_in_ = X.shape[1]
-        self.classes_ = np.array([0, 1])
         if selected_features is not None:
             cols = np.asarray(selected_features, dtype=np.int64)
             if cols.ndim != 1 or cols.size == 0 or cols.min() < 0 or cols.max() >= X.shape[1]:
@@ -116,11 +120,7 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X) -> sp.csr_matrix:
         check_is_fitted(self, "selected_features_")
-        X = self._as_csr(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} columns but {type(self).__name__} was fitted with {self.n_features_in_}"
-            )
+        X = self._as_csr(X, reset=False)
         return X[:, self.selected_features_]
 
     # ------------------------------------------------------------------ public API
@@ -139,11 +139,11 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X) -> np.ndarray:
-        return (self.decision_function(X) > 0).astype(np.int64)
+        z = self.decision_function(X)
+        return self.classes_[(z > 0).astype(np.int64)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
         return tags

@@ -75,3 +75,10 @@ class BernoulliNBClassifier(BinaryTextClassifier):
         prior = self.class_log_prior_[1] - self.class_log_prior_[0]
         # sum_i [x_i * on_i + (1 - x_i) * off_i] = off.sum() + X @ (on - off)
         return prior + off.sum() + np.asarray(Xb @ (on - off)).ravel()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # The model sees presence/absence only; sklearn's generic checks feed it continuous blobs,
+        # where thresholding at 0 loses the signal (sklearn's own BernoulliNB binarizes likewise).
+        tags.classifier_tags.poor_score = True
+        return tags
