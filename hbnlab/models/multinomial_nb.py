@@ -21,7 +21,45 @@ from sklearn.utils.validation import check_is_fitted
 from hbnlab.models.base import BinaryTextClassifier
 
 __all__ = ["MultiLabelTextClassifier", "MultinomialNBClassifier", "MultinomialNBBinaryClassifier",
-           "class_term_counts"]
+           "class_term_counts", "as_count_matrix"]
+
+
+def as_count_matrix(X, who: str = "X") -> sp.csr_matrix:
+    """``X`` as a float64 CSR matrix of non-negative finite term counts (or 0/1 indicators).
+
+    Raises ``ValueError`` naming the problem (shape, NaN/inf, a negative count and where).
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"{who} must be a 2-D term matrix (n_documents, n_terms), got shape {X.shape}")
+        X = sp.csr_matrix(X)
+    if X.shape[1] == 0:
+        raise ValueError(f"{who} has 0 feature columns; at least 1 is required")
+    if X.shape[0] == 0:
+        raise ValueError(f"{who} has 0 rows (documents); at least 1 is required")
+    if X.data.size:
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(f"{who} holds NaN or infinite values; term counts must be finite")
+        if X.data.min() < 0:
+            X.sum_duplicates()
+            bad = int(np.argmin(X.data))
+            row = int(np.searchsorted(X.indptr, bad, side="right") - 1)
+            raise ValueError(f"Negative values in data: {who} must hold non-negative term counts, "
+                             f"got {X.data[bad]:g} at row {row}, column {int(X.indices[bad])}")
+    return X
+
+
+class _CountTags:
+    """sklearn tags of the count models: sparse input, non-negative values only."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        return tags
 
 
 class MultiLabelTextClassifier(BaseEstimator):
@@ -85,7 +123,7 @@ class MultiLabelTextClassifier(BaseEstimator):
         -------
         self
         """
-        X = BinaryTextClassifier._as_csr(X)
+        X = as_count_matrix(X)
         Y = self._validate_Y(Y, X.shape[0], self._needs_negatives)
         self.n_features_in_ = X.shape[1]
         self.n_classes_ = Y.shape[1]
@@ -94,7 +132,7 @@ class MultiLabelTextClassifier(BaseEstimator):
 
     def _check_X(self, X) -> sp.csr_matrix:
         check_is_fitted(self, "n_classes_")
-        X = BinaryTextClassifier._as_csr(X)
+        X = as_count_matrix(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} columns but {type(self).__name__} was fitted with {self.n_features_in_}"
@@ -243,7 +281,7 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
         return sp.csr_matrix(X.multiply(self.coef_[i][None, :]))
 
 
-class MultinomialNBBinaryClassifier(BinaryTextClassifier):
+class MultinomialNBBinaryClassifier(_CountTags, BinaryTextClassifier):
     """One class of :class:`MultinomialNBClassifier` as a binary estimator (thesis protocol).
 
     Parameters
@@ -273,7 +311,8 @@ class MultinomialNBBinaryClassifier(BinaryTextClassifier):
         self.selection = selection
 
     def _fit_selected(self, X, y):
-        self.model_ = MultinomialNBClassifier(alpha=self.alpha, binary=self.binary).fit(X, y.reshape(-1, 1) > 0)
+        self.model_ = MultinomialNBClassifier(alpha=self.alpha, binary=self.binary)
+        self.model_.fit(as_count_matrix(X), y.reshape(-1, 1) > 0)
         self.coef_ = self.model_.coef_[0]
         self.intercept_ = float(self.model_.intercept_[0])
         return self

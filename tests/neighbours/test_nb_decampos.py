@@ -1,0 +1,147 @@
+"""de Campos et al. reproduction: the paper's values, the driver on a small corpus, and the
+Reuters-21578 run (slow)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hbnlab.experiments import decampos as dc
+
+# The paper's tables in their printed layout (seed 001): measure tables, collection blocks,
+# classifier rows NBayes, Rocchio, OR-eq12, OR-eq17 -- transcribed a second time, independently
+# of the per-collection layout of ``decampos.PAPER``.
+PRINTED = {
+    "table1": ("micro", "macro", "av11", [
+        [0.73485, 0.26407, 0.84501], [0.47183, 0.42185, 0.84501], [0.66649, 0.55917, 0.81736],
+        [0.76555, 0.54370, 0.89725],
+        [0.58643, 0.49830, 0.76601], [0.42315, 0.44791, 0.68194], [0.48017, 0.58792, 0.64739],
+        [0.53122, 0.56450, 0.72925],
+        [0.71778, 0.73629, 0.88834], [0.60940, 0.63875, 0.86583], [0.80732, 0.81333, 0.87889],
+        [0.77689, 0.79779, 0.86208]]),
+    "table2": ("f1_1_micro", "f1_3_micro", "f1_5_micro", [
+        [0.75931, 0.49195, 0.35170], [0.70047, 0.47399, 0.34979], [0.67297, 0.45352, 0.33493],
+        [0.75369, 0.51461, 0.36825],
+        [0.53553, 0.53979, 0.42718], [0.46064, 0.46313, 0.40912], [0.41676, 0.46329, 0.40292],
+        [0.49048, 0.50883, 0.42773],
+        [0.80881, 0.48705, 0.33212], [0.77233, 0.48323, 0.33153], [0.81000, 0.47266, 0.32614],
+        [0.77858, 0.47284, 0.32695]]),
+    "table3": ("f1_1_macro", "f1_3_macro", "f1_5_macro", [
+        [0.39148, 0.28935, 0.23116], [0.39148, 0.28935, 0.23116], [0.11263, 0.20092, 0.26404],
+        [0.45762, 0.39169, 0.30959],
+        [0.40627, 0.47260, 0.40732], [0.45421, 0.50604, 0.44945], [0.19980, 0.42017, 0.45870],
+        [0.43602, 0.53615, 0.50103],
+        [0.80985, 0.54983, 0.39048], [0.77095, 0.54086, 0.39113], [0.80880, 0.58083, 0.44502],
+        [0.78682, 0.59099, 0.44722]]),
+}
+
+
+def test_paper_values_match_the_printed_layout():
+    for *measures, rows in PRINTED.values():
+        for r, values in enumerate(rows):
+            table, clf = 1 + r // 4, dc.CLASSIFIERS[r % 4]
+            for m, v in zip(measures, values):
+                assert dc.PAPER[table][clf][m] == pytest.approx(100 * v, abs=1e-9), (table, clf, m)
+
+
+SEED = Path("/work/shared/seeds/001_290121f8abb25890.txt")
+
+
+@pytest.mark.skipif(not SEED.is_file(), reason="the seed text is only on the development machine")
+def test_paper_values_match_the_seed_text():
+    text = SEED.read_text()
+    numbers = [float(x) for x in re.findall(r"\b0\.\d{5}\b", text)]
+    printed = [v for *_, rows in PRINTED.values() for row in rows for v in row]
+    assert numbers == printed
+
+
+def test_suspect_entries_really_repeat_naive_bayes():
+    for m in dc.PAPER_SUSPECT[1]["Rocchio"]:
+        assert dc.PAPER[1]["Rocchio"][m] == dc.PAPER[1]["NBayes"][m]
+
+
+def test_tables_2_and_3_need_a_corpus():
+    for table, name in ((2, "Ohsumed"), (3, "20 Newsgroups")):
+        with pytest.raises(ValueError) as e:
+            dc.reproduce_decampos_table(table=table)
+        assert f"table {table} ({name}) needs a corpus" in str(e.value) and "corpus_path" in str(e.value)
+    with pytest.raises(ValueError, match="table must be 1"):
+        dc.reproduce_decampos_table(table=4)
+    with pytest.raises(ValueError, match="unknown classifier"):
+        dc.reproduce_decampos_table(table=1, classifiers=["SVM"])
+
+
+def test_evaluate_scores_hand_example():
+    Y = np.array([[1, 0, 0], [0, 1, 1], [0, 0, 1]], dtype=bool)
+    S = np.array([[0.9, 0.5, 0.1], [0.2, 0.7, 0.6], [0.3, 0.2, 0.8]])
+    r = dc.evaluate_scores(Y, S)
+    # every document's true categories are ranked first: Av-11 100, F1@1 micro 2*3/(2*3+0+1)
+    assert r["av11"] == pytest.approx(100.0)
+    assert r["f1_1_micro"] == pytest.approx(100 * 6 / 7, abs=1e-3)
+    assert r["micro_rank"] == pytest.approx(100 * (3 + (4 - 3) * (4 - 3) / 3) / 4, abs=1e-3)
+    assert r["av11_all_docs"] == pytest.approx(100.0)  # every document has a category
+    assert set(r) == set(dc.MEASURES) | {"micro_rank", "av11_all_docs"}
+    r0 = dc.evaluate_scores(np.vstack([Y, np.zeros((1, 3), dtype=bool)]), np.vstack([S, [[0.1, 0.2, 0.3]]]))
+    assert r0["av11"] == pytest.approx(100.0) and r0["av11_all_docs"] == pytest.approx(75.0)
+
+
+def test_category_ranking_breakeven_ignores_per_class_rescaling():
+    rng = np.random.default_rng(0)
+    Y = rng.random((40, 6)) < 0.3
+    S = rng.random((40, 6))
+    a = dc.category_ranking_micro_breakeven(Y, S)
+    # a monotone map applied to all scores keeps every document's order
+    assert dc.category_ranking_micro_breakeven(Y, np.exp(3 * S)) == pytest.approx(a)
+    assert dc.category_ranking_micro_breakeven(Y, S + 5.0) == pytest.approx(a)
+    assert 0.0 <= a <= 1.0
+
+
+def test_driver_on_a_synthetic_corpus_with_random_split():
+    from dataclasses import replace
+
+    from hbnlab.corpus import make_synthetic_corpus
+
+    corpus = make_synthetic_corpus(n_documents=300, n_classes=3, n_noise_words=60, random_state=1)
+    with pytest.raises(ValueError, match="test_fraction must be in"):
+        dc.reproduce_decampos_table(3, corpus=corpus.subset([replace(d, split="train") for d in corpus.documents]),
+                                    test_fraction=1.5)
+    everything_train = corpus.subset([replace(d, split="train") for d in corpus.documents])
+    with pytest.raises(ValueError, match="has no test documents"):
+        dc.reproduce_decampos_table(3, corpus=everything_train)
+    res = dc.reproduce_decampos_table(3, corpus=everything_train, test_fraction=0.3, random_state=0,
+                                      classifiers=dc.CLASSIFIERS + ("OR-eq11", "OR-eq15"))
+    assert [r["classifier"] for r in res["rows"]] == list(dc.CLASSIFIERS) + ["OR-eq11", "OR-eq15"]
+    assert res["corpus"]["collection"] == "20 Newsgroups" and res["corpus"]["n_categories"] == 3
+    for row in res["rows"]:
+        assert row["n_features"] == 0
+        for m in dc.MEASURES:
+            assert 0.0 <= row[m] <= 100.0
+        if row["classifier"] in dc.CLASSIFIERS:
+            assert row["paper_micro"] == dc.PAPER[3][row["classifier"]]["micro"]
+        else:
+            assert "paper_micro" not in row
+    # the planted classes are easy: every learner ranks the right class first most of the time
+    assert min(r["f1_1_micro"] for r in res["rows"] if r["classifier"] != "OR-eq11") > 60
+    text = dc.format_decampos_table(res)
+    assert "ours / paper (diff)" in text and "OR-eq17" in text
+
+
+@pytest.mark.slow
+def test_reuters_table_1(reuters_path):
+    res = dc.reproduce_decampos_table(1, reuters_path)
+    c = res["corpus"]
+    # de Campos sec. 4: 9,603 training and 3,299 test documents, 90 categories
+    assert (c["n_train"], c["n_test"], c["n_categories"]) == (9603, 3299, 90)
+    rows = {r["classifier"]: r for r in res["rows"]}
+    # entries that reproduce within 3 points with some margin (measured gaps 0.6 - 2.2 points;
+    # the others are explained in the reproduction note)
+    for clf, m in [("NBayes", "macro"), ("NBayes", "f1_1_micro"), ("OR-eq17", "av11"),
+                   ("OR-eq17", "f1_1_micro"), ("OR-eq17", "f1_3_micro"), ("OR-eq17", "f1_1_macro"),
+                   ("OR-eq12", "f1_3_micro"), ("OR-eq12", "f1_5_micro")]:
+        assert abs(rows[clf][m] - rows[clf][f"paper_{m}"]) <= 3.0, (clf, m, rows[clf][m])
+    # the pooled micro breakeven of eq. 17 collapses (scores not comparable across classes), the
+    # category-ranking one does not
+    assert rows["OR-eq17"]["micro"] < 45 and rows["OR-eq17"]["micro_rank"] > 70
+    assert all(r["seconds"] < 5 for r in res["rows"])
