@@ -1,0 +1,38 @@
+"""Corpora: the :class:`Corpus` type, readers, the Reuters-21578 fetcher and a synthetic generator.
+
+Every reader returns a :class:`Corpus` or raises :class:`CorpusError` naming the file and the
+line or field.
+
+* Reuters-21578 (thesis sec. 4.1.1): :func:`fetch_reuters21578`, :func:`load_reuters21578`,
+  :func:`modapte_counts`, :func:`train0_validation_split`;
+* user data: :func:`read_table` (CSV / TSV / JSONL / Parquet), :func:`read_folder_per_class`,
+  :func:`read_zip`, :func:`load_corpus` (dispatch on a path or a name), :func:`load_upload`
+  (bytes + file name, for the workbench);
+* :func:`make_synthetic_corpus`: documents from a known hierarchical model with planted word
+  groups (the default corpus of the workbench).
+"""
+from .base import Corpus, CorpusError, Document
+from ._common import DEFAULT_MAX_BYTES
+from .fetch import DEFAULT_URL, default_data_home, fetch_reuters21578
+from .readers import load_corpus, load_upload, read_folder_per_class, read_table, read_zip
+from .reuters import load_reuters21578, modapte_counts, train0_validation_split
+from .synthetic import make_synthetic_corpus
+
+__all__ = [
+    "Corpus",
+    "CorpusError",
+    "Document",
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_URL",
+    "default_data_home",
+    "fetch_reuters21578",
+    "load_corpus",
+    "load_upload",
+    "load_reuters21578",
+    "make_synthetic_corpus",
+    "modapte_counts",
+    "read_folder_per_class",
+    "read_table",
+    "read_zip",
+    "train0_validation_split",
+]

@@ -9,7 +9,6 @@ import re
 from typing import Sequence
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .base import CorpusError, Document
 
@@ -20,6 +19,22 @@ DEFAULT_MAX_BYTES = 200_000_000
 # A "token" in the thesis's indexing is a maximal run of letters (sec. 4.1.2), so a document
 # without any letter has no tokens.  ``[^\W\d_]`` is "a Unicode letter".
 _LETTER = re.compile(r"[^\W\d_]")
+
+
+def check_random_state(random_state):
+    """``None`` / int / ``RandomState`` / ``Generator`` -> an object with ``permutation``.
+
+    The semantics of :func:`sklearn.utils.check_random_state` (an int seeds a fresh
+    ``RandomState``), plus numpy ``Generator``s; kept local so importing :mod:`hbnlab.corpus`
+    does not import scikit-learn (workbench start-up time).
+    """
+    if random_state is None or random_state is np.random:
+        return np.random.mtrand._rand
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return np.random.RandomState(int(random_state))
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    raise ValueError(f"random_state must be None, an int, a numpy RandomState or Generator, got {random_state!r}")
 
 
 def has_letters(text: str) -> bool:

@@ -1,0 +1,731 @@
+"""Readers for user data: tables (CSV / TSV / JSONL / Parquet), folder-per-class trees, ZIPs.
+
+Every reader returns a :class:`~hbnlab.corpus.base.Corpus` or raises
+:class:`~hbnlab.corpus.base.CorpusError` whose message names the file and the line, row or
+field: ``"line 17 of corpus.csv: column 'labels' is empty"``.  Readers build the whole corpus in
+memory before returning, so a failure never leaves a half-loaded corpus behind, and uploads
+(:func:`load_upload`) are never written to disk.
+
+Rules shared by all readers
+---------------------------
+* **Text decoding**: UTF-8 (a leading byte-order mark is dropped) unless ``encoding=`` names
+  another codec (e.g. ``"latin-1"``).  An undecodable byte is reported with its byte offset and
+  line.
+* **Documents need tokens**: a document whose title + text holds no letter (hence no token in
+  the thesis's sense, sec. 4.1.2) is rejected, naming its line / file.
+* **Labels**: every document needs at least one label, and every label at least one training
+  document.
+* **Splits**: an explicit split (a ``split`` column with values ``train`` / ``test``, or
+  ``train/`` and ``test/`` folders) is used as given.  Otherwise ``round(n * test_fraction)``
+  documents, drawn by a ``random_state``-seeded permutation, form the test set; a label left
+  without training documents gets its first test document (in permutation order) moved back to
+  training.
+* **Size limit**: ``max_bytes`` (default 200 MB) bounds a file, an upload, a folder's total and a
+  ZIP's total uncompressed size; ``None`` disables it.
+"""
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+import os
+import stat
+import zipfile
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator, Mapping
+
+from .base import Corpus, CorpusError, Document
+from ._common import (
+    DEFAULT_MAX_BYTES,
+    check_labels_trained,
+    check_random_split_args,
+    check_size,
+    check_unique_ids,
+    decode_bytes,
+    has_letters,
+    seeded_split,
+)
+from .fetch import is_safe_member_name
+from .reuters import REUTERS_FILES, _read_reuters_files
+
+#: File extensions read as tables, and their format.
+TABLE_FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+_LABEL_SEPARATORS = (",", ";", "|")
+_SPLIT_VALUES = {"train": "train", "test": "test"}
+_SKIP_NAMES = {"__MACOSX", "Thumbs.db", "desktop.ini"}
+MAX_ZIP_MEMBERS = 200_000
+_CSV_FIELD_LIMIT = 2**31 - 1
+
+_TABLE_KW = {"text_column", "labels_column", "label_sep", "id_column", "title_column", "split_column",
+             "test_fraction", "random_state", "encoding", "max_bytes", "name"}
+_FOLDER_KW = {"test_fraction", "random_state", "encoding", "max_bytes", "name"}
+
+
+def _json_safe_seed(random_state) -> Any:
+    return random_state if random_state is None or isinstance(random_state, int) else repr(random_state)
+
+
+def _read_file_bytes(path: Path, max_bytes: int | None) -> bytes:
+    if not path.exists():
+        raise CorpusError(f"{path}: no such file")
+    if not path.is_file():
+        raise CorpusError(f"{path}: not a file")
+    check_size(path.stat().st_size, max_bytes, str(path))
+    return path.read_bytes()
+
+
+def _table_format(filename: str) -> str:
+    ext = PurePosixPath(filename).suffix.lower()
+    fmt = TABLE_FORMATS.get(ext)
+    if fmt is None:
+        raise CorpusError(
+            f"{filename}: cannot tell the table format from the extension {ext or '(none)'!r}; "
+            f"expected one of {', '.join(sorted(TABLE_FORMATS))}"
+        )
+    return fmt
+
+
+# ---------------------------------------------------------------------------- table parsing
+def _csv_rows(text: str, source: str, delimiter: str) -> tuple[list[str], Iterator[tuple[str, dict]]]:
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        # Documents are long fields (the default limit is 128 KB); their size is bounded by
+        # max_bytes already.  2**31 - 1 fits a C long on every platform.
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise CorpusError(f"line 1 of {source}: unreadable header ({exc})") from None
+    while not header or all(not h.strip() for h in header):
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise CorpusError(f"{source}: file is empty (no header line)") from None
+    columns = [h.strip() for h in header]
+    seen: dict[str, int] = {}
+    for k, c in enumerate(columns):
+        if c and c in seen:
+            raise CorpusError(f"line {reader.line_num} of {source}: column {c!r} appears twice in the header")
+        seen[c] = k
+
+    def rows():
+        prev = reader.line_num
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                raise CorpusError(f"line {reader.line_num} of {source}: unreadable row ({exc})") from None
+            start, prev = prev + 1, reader.line_num
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue  # blank line
+            if len(row) != len(columns):
+                raise CorpusError(
+                    f"line {start} of {source}: {len(row)} fields, expected {len(columns)} "
+                    f"(the header has columns {columns})"
+                )
+            yield f"line {start}", dict(zip(columns, row))
+
+    return columns, rows()
+
+
+def _jsonl_rows(text: str, source: str) -> tuple[list[str], Iterator[tuple[str, dict]]]:
+    lines = text.split("\n")
+    parsed: list[tuple[str, dict]] = []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorpusError(f"line {lineno} of {source}: invalid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise CorpusError(f"line {lineno} of {source}: expected a JSON object, got {type(obj).__name__}")
+        parsed.append((f"line {lineno}", obj))
+    columns = list(parsed[0][1]) if parsed else []
+    return columns, iter(parsed)
+
+
+def _parquet_rows(data: bytes, source: str) -> tuple[list[str], Iterator[tuple[str, dict]]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(io.BytesIO(data))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise CorpusError(f"{source}: not a readable Parquet file ({exc})") from None
+    columns = list(table.column_names)
+    records = table.to_pylist()
+    return columns, ((f"row {i}", r) for i, r in enumerate(records, 1))
+
+
+def _missing_column(col: str, role: str, columns: list[str], source: str, where: str = "") -> CorpusError:
+    hint = ""
+    close = difflib.get_close_matches(col.lower(), [c.lower() for c in columns], n=1, cutoff=0.6)
+    if close:
+        match = next(c for c in columns if c.lower() == close[0])
+        hint = f"; did you mean {match!r}? (pass {role}={match!r})"
+    elif len(columns) == 1 and any(d in columns[0] for d in ";\t|"):
+        hint = "; the header is one column: is the file separated by another character than the extension says?"
+    prefix = f"{where} of {source}" if where else source
+    return CorpusError(f"{prefix}: no column {col!r} ({role}); columns found: {columns}{hint}")
+
+
+def _cell_str(value, col: str, loc: str, source: str) -> str:
+    """A cell as text; None -> ''; numbers -> their decimal form; anything else is an error."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        raise CorpusError(f"{loc} of {source}: column {col!r} is a boolean ({value}), expected text")
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and value != value:  # NaN
+            return ""
+        return str(value)
+    raise CorpusError(f"{loc} of {source}: column {col!r} is a {type(value).__name__}, expected text")
+
+
+def _choose_label_sep(cells: list[tuple[str, str]], source: str, col: str) -> str | None:
+    """Auto-detect the label separator (see :func:`read_table`); ``None`` means white space."""
+    found: dict[str, str] = {}
+    for loc, cell in cells:
+        for sep in _LABEL_SEPARATORS:
+            if sep in cell and sep not in found:
+                found[sep] = loc
+    if len(found) > 1:
+        (s1, l1), (s2, l2) = list(found.items())[:2]
+        raise CorpusError(
+            f"{source}: column {col!r} mixes label separators {s1!r} ({l1}) and {s2!r} ({l2}); "
+            f"pass label_sep= to say which one separates labels"
+        )
+    return next(iter(found), None)
+
+
+def _split_labels(value, sep: str | None, col: str, loc: str, source: str) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        out = []
+        for v in value:
+            s = _cell_str(v, col, loc, source).strip()
+            if s:
+                out.append(s)
+        return out
+    cell = _cell_str(value, col, loc, source)
+    parts = cell.split() if sep is None or not sep.strip() else cell.split(sep)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, source: str, fmt: str,
+                      text_column: str, labels_column: str, label_sep: str | None,
+                      id_column: str | None, title_column: str | None, split_column: str | None,
+                      test_fraction: float, random_state, name: str | None) -> Corpus:
+    check_random_split_args(test_fraction)
+    if label_sep is not None and (not isinstance(label_sep, str) or label_sep == ""):
+        raise ValueError(f"label_sep must be a non-empty string or None (auto), got {label_sep!r}")
+    wanted = [(text_column, "text_column"), (labels_column, "labels_column")]
+    wanted += [(c, r) for c, r in ((id_column, "id_column"), (title_column, "title_column"),
+                                   (split_column, "split_column")) if c is not None]
+    if fmt != "jsonl":  # JSONL records may differ in keys: checked per line below
+        for col, role in wanted:
+            if col not in columns:
+                raise _missing_column(col, role, columns, source)
+    records = list(rows)
+    if not records:
+        raise CorpusError(f"{source}: no documents (the file has a header but no rows)"
+                          if fmt in ("csv", "tsv") else f"{source}: no documents (the file is empty)")
+    if fmt == "jsonl":
+        for loc, rec in records:
+            for col, role in wanted:
+                if col not in rec:
+                    raise _missing_column(col, role, list(rec), source, where=loc)
+
+    if label_sep is None:
+        cells = [(loc, r[labels_column]) for loc, r in records if isinstance(r[labels_column], str)]
+        sep = _choose_label_sep(cells, source, labels_column)
+    else:
+        sep = label_sep
+
+    docs: list[Document] = []
+    where: list[str] = []
+    for k, (loc, rec) in enumerate(records, 1):
+        text = _cell_str(rec[text_column], text_column, loc, source)
+        title = _cell_str(rec[title_column], title_column, loc, source).strip() if title_column else ""
+        if not has_letters(text) and not has_letters(title):
+            what = "is empty" if not text.strip() else "has no letters"
+            raise CorpusError(f"{loc} of {source}: column {text_column!r} {what}, so the document has no "
+                              f"tokens (a token is a run of letters)")
+        labels = _split_labels(rec[labels_column], sep, labels_column, loc, source)
+        if not labels:
+            raise CorpusError(f"{loc} of {source}: column {labels_column!r} is empty; every document needs "
+                              f"at least one label")
+        if id_column is not None:
+            doc_id = _cell_str(rec[id_column], id_column, loc, source).strip()
+            if not doc_id:
+                raise CorpusError(f"{loc} of {source}: column {id_column!r} (the id) is empty")
+        else:
+            doc_id = str(k)
+        split = "train"
+        if split_column is not None:
+            raw = _cell_str(rec[split_column], split_column, loc, source)
+            split = _SPLIT_VALUES.get(raw.strip().lower())
+            if split is None:
+                raise CorpusError(f"{loc} of {source}: column {split_column!r} is {raw!r}, expected 'train' "
+                                  f"or 'test'")
+        docs.append(Document(id=doc_id, text=text, labels=frozenset(labels), split=split, title=title))
+        where.append(loc)
+
+    check_unique_ids([d.id for d in docs], where, source)
+    if split_column is not None:
+        if not any(d.split == "train" for d in docs):
+            raise CorpusError(f"{source}: column {split_column!r} marks no document as 'train'")
+        check_labels_trained(docs, where, source)
+        split_meta: dict = {"split": f"column {split_column!r}"}
+    else:
+        splits = seeded_split([d.labels for d in docs], test_fraction, random_state)
+        docs = [Document(d.id, d.text, d.labels, s, d.title, d.date) for d, s in zip(docs, splits)]
+        split_meta = {"split": "seeded", "test_fraction": float(test_fraction),
+                      "random_state": _json_safe_seed(random_state)}
+    meta = {"source": source, "format": fmt, "label_sep": "whitespace" if sep is None or not sep.strip() else sep,
+            **split_meta}
+    return Corpus(name or PurePosixPath(source.replace("\\", "/")).stem, tuple(docs), synthetic=False, meta=meta)
+
+
+def _table_from_bytes(data: bytes, source: str, fmt: str, *, text_column: str = "text",
+                      labels_column: str = "labels", label_sep: str | None = None,
+                      id_column: str | None = None, title_column: str | None = None,
+                      split_column: str | None = None, test_fraction: float = 0.25,
+                      random_state=0, encoding: str | None = None,
+                      max_bytes: int | None = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
+    check_size(len(data), max_bytes, source)
+    if fmt == "parquet":
+        if not data:
+            raise CorpusError(f"{source}: file is empty")
+        columns, rows = _parquet_rows(data, source)
+    else:
+        text = decode_bytes(data, source, encoding)
+        if not text.strip():
+            raise CorpusError(f"{source}: file is empty")
+        if fmt == "jsonl":
+            columns, rows = _jsonl_rows(text, source)
+        else:
+            columns, rows = _csv_rows(text, source, "," if fmt == "csv" else "\t")
+    return _corpus_from_rows(columns, rows, source=source, fmt=fmt, text_column=text_column,
+                             labels_column=labels_column, label_sep=label_sep, id_column=id_column,
+                             title_column=title_column, split_column=split_column,
+                             test_fraction=test_fraction, random_state=random_state, name=name)
+
+
+def read_table(path, *, text_column: str = "text", labels_column: str = "labels",
+               label_sep: str | None = None, id_column: str | None = None,
+               title_column: str | None = None, split_column: str | None = None,
+               test_fraction: float = 0.25, random_state=0, encoding: str | None = None,
+               max_bytes: int | None = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
+    """Read a table of documents: CSV, TSV, JSON Lines or Parquet (format from the extension).
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``.csv``; ``.tsv`` / ``.tab``; ``.jsonl`` / ``.ndjson`` (one JSON object per line);
+        ``.parquet`` / ``.pq``.  CSV and TSV need a header line.
+    text_column, labels_column : str
+        The document text and its labels.
+    label_sep : str, optional
+        What separates several labels in one cell.  ``None`` (default) detects it: the one of
+        ``,`` ``;`` ``|`` that occurs in some label cell (an error if two of them occur in the
+        file), else white space.  A white-space ``label_sep`` (``" "``) splits on runs of white
+        space.  Labels are stripped; empty pieces are dropped.  JSONL / Parquet cells that are
+        lists are taken as lists of labels.  Labels that contain white space therefore need a
+        ``,`` ``;`` ``|`` separator in the file, or an explicit ``label_sep``.
+    id_column : str, optional
+        Document ids (must be unique); default the 1-based row number.
+    title_column : str, optional
+        Document titles (the tokenizer reads title and text alike).
+    split_column : str, optional
+        Values ``train`` / ``test`` (case-insensitive).  Without it, a seeded split (see the
+        module docstring) with ``test_fraction`` and ``random_state``.
+    encoding : str, optional
+        Text encoding for CSV / TSV / JSONL; default UTF-8 (BOM allowed).
+    max_bytes : int or None
+        Refuse files larger than this (default 200 MB).
+    name : str, optional
+        Corpus name; default the file stem.
+
+    Returns
+    -------
+    Corpus
+
+    Raises
+    ------
+    CorpusError
+        Naming the file and the line (CSV / TSV / JSONL) or row (Parquet) and the column: empty
+        file, missing column (listing the columns found), undecodable bytes, a row with the
+        wrong number of fields, a document without letters, an empty label cell, a bad split
+        value, duplicate ids (both lines), a label with no training document.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = p.write_text("text,labels,split\\nwheat prices rose,grain,train\\n"
+    ...                  "oil output fell,crude;energy,train\\ncorn exports,grain,test\\n")
+    >>> c = read_table(p, split_column="split")
+    >>> [(d.id, sorted(d.labels), d.split) for d in c.documents]
+    [('1', ['grain'], 'train'), ('2', ['crude', 'energy'], 'train'), ('3', ['grain'], 'test')]
+    """
+    p = Path(path)
+    fmt = _table_format(p.name)
+    data = _read_file_bytes(p, max_bytes)
+    return _table_from_bytes(data, str(p), fmt, text_column=text_column, labels_column=labels_column,
+                             label_sep=label_sep, id_column=id_column, title_column=title_column,
+                             split_column=split_column, test_fraction=test_fraction,
+                             random_state=random_state, encoding=encoding, max_bytes=max_bytes, name=name)
+
+
+# ---------------------------------------------------------------------------- folder per class
+def _split_folder(name: str) -> str | None:
+    """'train' / 'test' for split folders: ``train``, ``training``, ``test``, ``testing`` and
+    names ending in ``-train`` / ``_train`` / ``-test`` / ``_test`` (``20news-bydate-train``)."""
+    low = name.lower()
+    for split, words in (("train", ("train", "training")), ("test", ("test", "testing"))):
+        if low in words or any(low.endswith(sep + w) for w in words for sep in "-_"):
+            return split
+    return None
+
+
+def _skipped(rel: str) -> bool:
+    return any(part.startswith(".") or part in _SKIP_NAMES for part in rel.split("/"))
+
+
+def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction: float = 0.0,
+                      random_state=0, encoding: str | None = None, name: str | None = None,
+                      max_bytes: int | None = DEFAULT_MAX_BYTES, member_prefix: str | None = None) -> Corpus:
+    """Folder-per-class corpus from ``{relative posix path: bytes}``.
+
+    A file is named ``<source>/<rel>`` in messages, or ``<source>:<member_prefix><rel>`` for ZIP
+    members.
+    """
+    check_random_split_args(test_fraction)
+    rels = sorted(r for r in files if not _skipped(r))
+    top_dirs = sorted({r.split("/", 1)[0] for r in rels if "/" in r})
+    ignored = [r for r in rels if "/" not in r]
+    if not top_dirs:
+        raise CorpusError(f"{source}: no class folders; expected <class>/<document files> or "
+                          f"train/<class>/... and test/<class>/...")
+    kinds = {d: _split_folder(d) for d in top_dirs}
+    split_layout = any(kinds.values())
+    if split_layout:
+        others = [d for d, k in kinds.items() if k is None]
+        if others:
+            split_dirs = [d for d, k in kinds.items() if k]
+            raise CorpusError(f"{source}: has split folders {split_dirs} and also other folders {others}; "
+                              f"expected either <class>/ folders or train/<class>/ and test/<class>/")
+        for s in ("train", "test"):
+            same = [d for d, k in kinds.items() if k == s]
+            if len(same) > 1:
+                raise CorpusError(f"{source}: several {s} folders {same}; expected one")
+        if "train" not in kinds.values():
+            raise CorpusError(f"{source}: has a test folder but no train folder")
+
+    docs: list[Document] = []
+    where: list[str] = []
+    for rel in rels:
+        parts = rel.split("/")
+        if split_layout:
+            if len(parts) < 3:  # a file in the root (already listed) or directly in train/ or test/
+                if len(parts) == 2:
+                    ignored.append(rel)
+                continue
+            split, label = kinds[parts[0]], parts[1]
+        else:
+            if len(parts) < 2:
+                continue
+            split, label = "train", parts[0]
+        loc = f"{source}/{rel}" if member_prefix is None else f"{source}:{member_prefix}{rel}"
+        text = decode_bytes(files[rel], loc, encoding)
+        if not has_letters(text):
+            what = "is empty" if not text.strip() else "has no letters"
+            raise CorpusError(f"{loc}: the document {what}, so it has no tokens (a token is a run of letters)")
+        docs.append(Document(id=rel, text=text, labels=frozenset([label]), split=split))
+        where.append(f"file {rel}")
+    if not docs:
+        raise CorpusError(f"{source}: the class folders hold no document files")
+
+    if split_layout:
+        check_labels_trained(docs, where, source)
+        split_meta: dict = {"split": "folders", "split_folders": {d: k for d, k in kinds.items()}}
+        if "test" not in kinds.values() and test_fraction > 0:
+            splits = seeded_split([d.labels for d in docs], test_fraction, random_state)
+            docs = [Document(d.id, d.text, d.labels, s, d.title, d.date) for d, s in zip(docs, splits)]
+            split_meta = {"split": "seeded", "test_fraction": float(test_fraction),
+                          "random_state": _json_safe_seed(random_state)}
+    else:
+        splits = seeded_split([d.labels for d in docs], test_fraction, random_state)
+        docs = [Document(d.id, d.text, d.labels, s, d.title, d.date) for d, s in zip(docs, splits)]
+        split_meta = {"split": "seeded", "test_fraction": float(test_fraction),
+                      "random_state": _json_safe_seed(random_state)}
+    meta = {"source": source, "format": "folder-per-class", "ignored_files": sorted(ignored), **split_meta}
+    default_name = PurePosixPath(source.replace("\\", "/")).name or "corpus"
+    return Corpus(name or default_name, tuple(docs), synthetic=False, meta=meta)
+
+
+def _tree_from_dir(root: Path, max_bytes: int | None) -> dict[str, bytes]:
+    """``{relative posix path: bytes}`` of every regular file under ``root`` (hidden ones skipped)."""
+    entries: list[tuple[str, Path]] = []
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_NAMES)
+        for fn in sorted(filenames):
+            if fn.startswith(".") or fn in _SKIP_NAMES:
+                continue
+            p = Path(dirpath) / fn
+            if not p.is_file():
+                continue
+            total += p.stat().st_size
+            entries.append((p.relative_to(root).as_posix(), p))
+    check_size(total, max_bytes, str(root), " (total of its files)")
+    return {rel: p.read_bytes() for rel, p in entries}
+
+
+def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
+                          encoding: str | None = None, max_bytes: int | None = DEFAULT_MAX_BYTES,
+                          name: str | None = None) -> Corpus:
+    """Read a folder-per-class tree (the 20 Newsgroups layout).
+
+    Layouts
+    -------
+    * ``root/<class>/<files>`` -- every file is a document labelled with its class folder
+      (sub-folders below a class folder belong to that class).  All documents go to 'train',
+      then a seeded split moves ``round(n * test_fraction)`` of them to 'test' (default 0: none).
+    * ``root/train/<class>/<files>`` and ``root/test/<class>/<files>`` -- the split is given.
+      Split folders are named ``train`` / ``training`` / ``test`` / ``testing`` or end in
+      ``-train`` / ``_train`` / ``-test`` / ``_test`` (``20news-bydate-train``).  Without a test
+      folder the seeded split applies to the training folder.
+
+    One label per file; a document's id is its path relative to ``root`` (``train/sci.space/6015``).
+    Hidden files and folders (``.DS_Store``), ``__MACOSX``, and files directly in ``root`` (a
+    README) are skipped; the latter are listed in ``meta['ignored_files']``.
+
+    Raises
+    ------
+    CorpusError
+        Naming the file: undecodable bytes (with offset and line), a document without letters,
+        a class present only under ``test/``, a total size over ``max_bytes``, a missing root
+        or a root without class folders.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise CorpusError(f"{root}: not a directory")
+    files = _tree_from_dir(root, max_bytes)
+    return _corpus_from_tree(files, str(root), test_fraction=test_fraction, random_state=random_state,
+                             encoding=encoding, name=name or root.resolve().name, max_bytes=max_bytes)
+
+
+# ---------------------------------------------------------------------------- ZIP
+def _tree_from_zip(data: bytes, source: str, max_bytes: int | None) -> dict[str, bytes]:
+    """Read every member of a ZIP into memory, refusing unsafe archives.
+
+    Refused (``CorpusError`` naming the member): absolute names or ``..`` components, symbolic
+    links, encrypted members, duplicate names, more than ``MAX_ZIP_MEMBERS`` members, and a
+    total uncompressed size over ``max_bytes`` -- counted on the bytes actually inflated, so a
+    header that lies about the sizes does not help a decompression bomb.
+    """
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+        raise CorpusError(f"{source}: not a readable ZIP archive ({exc})") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > MAX_ZIP_MEMBERS:
+            raise CorpusError(f"{source}: {len(infos)} members, more than the limit {MAX_ZIP_MEMBERS}")
+        declared = 0
+        for info in infos:
+            if not is_safe_member_name(info.filename):
+                raise CorpusError(f"{source}: member {info.filename!r} has a path escaping the archive root")
+            if stat.S_ISLNK(info.external_attr >> 16):
+                raise CorpusError(f"{source}: member {info.filename!r} is a symbolic link; links are not allowed")
+            if info.flag_bits & 0x1:
+                raise CorpusError(f"{source}: member {info.filename!r} is encrypted")
+            declared += info.file_size
+        if max_bytes is not None:
+            check_size(declared, max_bytes, source, " (uncompressed)")
+        files: dict[str, bytes] = {}
+        total = 0
+        for info in infos:
+            if info.is_dir():
+                continue
+            rel = info.filename.replace("\\", "/")
+            while rel.startswith("./"):
+                rel = rel[2:]
+            if rel in files:
+                raise CorpusError(f"{source}: member {rel!r} appears twice")
+            chunks = []
+            try:
+                with zf.open(info) as f:
+                    while True:
+                        chunk = f.read(1 << 20)
+                        if not chunk:
+                            break
+                        total += len(chunk)
+                        if max_bytes is not None and total > max_bytes:
+                            raise CorpusError(f"{source}: uncompressed content exceeds max_bytes={max_bytes} "
+                                              f"(at member {rel!r}); refusing a possible ZIP bomb")
+                        chunks.append(chunk)
+            except CorpusError:
+                raise
+            except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, RuntimeError) as exc:
+                raise CorpusError(f"{source}: member {rel!r} cannot be read ({exc})") from None
+            files[rel] = b"".join(chunks)
+    return files
+
+
+def _strip_wrapper(files: dict[str, bytes]) -> tuple[dict[str, bytes], str]:
+    """Drop a single top-level folder wrapping everything (``corpus/...`` -> ``...``) when what
+    remains is still a corpus layout (class folders, a table file or Reuters files)."""
+    prefix = ""
+    while True:
+        rels = [r for r in files if not _skipped(r)]
+        tops = {r.split("/", 1)[0] for r in rels}
+        if len(tops) != 1 or not all("/" in r for r in rels):
+            return files, prefix
+        top = next(iter(tops))
+        if _split_folder(top) is not None:  # train/ alone is a split folder, not a wrapper
+            return files, prefix
+        inner = {r.split("/", 1)[1]: b for r, b in files.items() if r.startswith(top + "/") and not _skipped(r)}
+        inner_rels = list(inner)
+        looks_like_corpus = (any("/" in r for r in inner_rels)
+                             or any(PurePosixPath(r).suffix.lower() in TABLE_FORMATS for r in inner_rels)
+                             or REUTERS_FILES[0] in inner)
+        if not looks_like_corpus:
+            return files, prefix
+        files, prefix = inner, prefix + top + "/"
+
+
+def _corpus_from_archive_tree(files: dict[str, bytes], source: str, kw: dict) -> Corpus:
+    files, prefix = _strip_wrapper(files)
+    rels = [r for r in files if not _skipped(r)]
+    if not rels:
+        raise CorpusError(f"{source}: the archive holds no files")
+    if REUTERS_FILES[0] in files:
+        _reject_kw(kw, {"progress"}, "a Reuters-21578 archive")
+        return _read_reuters_files(files, source, kw.get("progress"))
+    flat = [r for r in rels if "/" not in r]
+    tables = [r for r in flat if PurePosixPath(r).suffix.lower() in TABLE_FORMATS]
+    if tables and len(flat) == len(rels):
+        if len(tables) > 1:
+            raise CorpusError(f"{source}: holds several table files {sorted(tables)}; expected one table "
+                              f"file or a folder-per-class tree")
+        member = tables[0]
+        _reject_kw(kw, _TABLE_KW, "a table")
+        kw = dict(kw)
+        kw.setdefault("name", PurePosixPath(member).stem)
+        return _table_from_bytes(files[member], f"{source}:{prefix}{member}", _table_format(member), **kw)
+    _reject_kw(kw, _FOLDER_KW, "a folder-per-class tree")
+    kw = dict(kw)
+    kw.setdefault("name", PurePosixPath(prefix.rstrip("/") or source).stem or "corpus")
+    return _corpus_from_tree(files, source, member_prefix=prefix, **kw)
+
+
+def _reject_kw(kw: dict, allowed: set, what: str) -> None:
+    bad = sorted(set(kw) - allowed)
+    if bad:
+        raise TypeError(f"unexpected keyword argument(s) {bad} for {what}; allowed: {sorted(allowed)}")
+
+
+def _zip_from_bytes(data: bytes, source: str, kw: dict) -> Corpus:
+    max_bytes = kw.get("max_bytes", DEFAULT_MAX_BYTES)
+    check_size(len(data), max_bytes, source)
+    files = _tree_from_zip(data, source, max_bytes)
+    return _corpus_from_archive_tree(files, source, kw)
+
+
+def read_zip(path, **kw) -> Corpus:
+    """Read a ZIP holding one table file, a folder-per-class tree or Reuters-21578's SGML files.
+
+    The archive is read in memory (nothing is written to disk) and checked first: absolute
+    paths, ``..`` components, symbolic links, encrypted members and a total uncompressed size
+    over ``max_bytes`` (default 200 MB, counted while inflating) raise :class:`CorpusError`.  A
+    single top-level folder wrapping everything is looked through.  Keyword arguments go to
+    :func:`read_table` or :func:`read_folder_per_class`, depending on the content.
+    """
+    p = Path(path)
+    data = _read_file_bytes(p, kw.get("max_bytes", DEFAULT_MAX_BYTES))
+    return _zip_from_bytes(data, str(p), kw)
+
+
+# ---------------------------------------------------------------------------- dispatch
+def load_corpus(path_or_name, **kw) -> Corpus:
+    """Load a corpus from a name or a path, choosing the reader from what it is.
+
+    * ``"synthetic"`` -> :func:`make_synthetic_corpus` (``kw`` are its parameters);
+    * ``"reuters21578"`` -> :func:`fetch_reuters21578` (``data_home``, ``download_if_missing``,
+      ``url``) then :func:`load_reuters21578` (``progress``);
+    * a directory with ``reut2-000.sgm`` -> :func:`load_reuters21578`;
+    * any other directory -> :func:`read_folder_per_class`;
+    * a ``.zip`` file -> :func:`read_zip`;
+    * a ``.csv`` / ``.tsv`` / ``.tab`` / ``.jsonl`` / ``.ndjson`` / ``.parquet`` / ``.pq``
+      file -> :func:`read_table`.
+    """
+    if isinstance(path_or_name, str) and path_or_name == "synthetic":
+        from .synthetic import make_synthetic_corpus
+
+        return make_synthetic_corpus(**kw)
+    if isinstance(path_or_name, str) and path_or_name == "reuters21578":
+        from .fetch import fetch_reuters21578
+        from .reuters import load_reuters21578
+
+        progress = kw.pop("progress", None)
+        _reject_kw(kw, {"data_home", "download_if_missing", "url"}, "'reuters21578'")
+        return load_reuters21578(fetch_reuters21578(progress=progress, **kw), progress=progress)
+    p = Path(path_or_name)
+    if not p.exists():
+        raise CorpusError(f"{p}: no such file or directory (expected a corpus file, a folder, "
+                          f"'synthetic' or 'reuters21578')")
+    if p.is_dir():
+        if (p / REUTERS_FILES[0]).is_file():
+            from .reuters import load_reuters21578
+
+            _reject_kw(kw, {"progress"}, "a Reuters-21578 folder")
+            return load_reuters21578(p, **kw)
+        return read_folder_per_class(p, **kw)
+    if p.suffix.lower() == ".zip":
+        return read_zip(p, **kw)
+    if p.suffix.lower() in TABLE_FORMATS:
+        return read_table(p, **kw)
+    raise CorpusError(f"{p}: unsupported file type {p.suffix or '(no extension)'!r}; expected .zip or one of "
+                      f"{', '.join(sorted(TABLE_FORMATS))}")
+
+
+def load_upload(data: bytes, filename: str, **kw) -> Corpus:
+    """Load an uploaded file (its bytes and its name) -- a table or a ZIP -- for the workbench.
+
+    Only the extension of ``filename`` matters (any folder part is ignored); errors name the
+    file as ``filename``.  The bytes are parsed in memory and the corpus is returned only once
+    complete: on any error nothing is kept (the upload never half-loads).  ``kw`` are the
+    options of :func:`read_table` or :func:`read_folder_per_class` (for a ZIP holding a tree).
+    """
+    if isinstance(data, (bytearray, memoryview)):
+        data = bytes(data)
+    if not isinstance(data, bytes):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    display = PurePosixPath(str(filename).replace("\\", "/")).name or "upload"
+    check_size(len(data), kw.get("max_bytes", DEFAULT_MAX_BYTES), display)
+    if not data:
+        raise CorpusError(f"{display}: file is empty")
+    ext = PurePosixPath(display).suffix.lower()
+    if ext == ".zip":
+        return _zip_from_bytes(data, display, kw)
+    if ext in TABLE_FORMATS:
+        _reject_kw(kw, _TABLE_KW, "a table")
+        return _table_from_bytes(data, display, TABLE_FORMATS[ext], **kw)
+    raise CorpusError(f"{display}: unsupported file type {ext or '(no extension)'!r}; expected .zip or one of "
+                      f"{', '.join(sorted(TABLE_FORMATS))}")
