@@ -18,8 +18,13 @@ by increasing column index, so the result does not depend on the order in which 
 given (a property the tests check).
 
 Mutual information is measured in **bits** (log base 2): the thesis describes information gain as
-"the number of bits of information obtained for the prediction of class C" (sec. 1.3), and its
-alpha values (Table 4.1) are calibrated against it.
+"the number of bits of information obtained for the prediction of class C" (sec. 1.3); we take
+its alpha values (Table 4.1) to refer to bits too (the unit only rescales alpha).
+
+Floating point ties: two costs within a relative :data:`TIE_RTOL` are equal, and so are two
+mutual informations in the initial sort.  Mathematically equal values reached along different
+floating point routes (a feature and its complement, an incremental update and a from-scratch
+sum) then break ties the same way.
 """
 from __future__ import annotations
 
@@ -35,32 +40,70 @@ import scipy.sparse as sp
 TIE_RTOL = 1e-10
 
 
-class BinaryData:
-    """The binarized columns of ``X`` selected by ``features`` together with ``y``.
+class FeatureStats:
+    """Counts of a set of binary feature columns against a binary class, shared by the
+    clustering kernels (and, in :func:`hbnlab.clustering.construct_tree`, by every recursive
+    clustering call of one tree: the statistics of a subset of the features are sub-arrays of
+    the statistics of all of them).
 
     Attributes
     ----------
-    Xb : scipy.sparse.csc_matrix of float64, shape (n_documents, n_features)
-        0/1 indicators, columns in the order of ``columns``.
+    Xb : scipy.sparse.csc_matrix of float64, shape (n_documents, m)
+        0/1 indicators.
     y : ndarray of float64, 0/1
-    columns : ndarray of int64
-        The original column indices (``features``).
-    n, n1 : int
+    columns : ndarray of int64, shape (m,)
+        The column index of ``X`` each column of ``Xb`` came from (used for tie-breaking and
+        for the returned clusters).
+    n, n1 : int, float
         Number of documents and of positive documents.
-    df, df1 : ndarray of float64
-        Per column: documents containing the feature, and positive ones among them.
+    df, df1 : ndarray of float64, shape (m,)
+        Documents containing the feature, and positive documents among them.
+    info : ndarray of float64, shape (m,)
+        I(F, C) in bits.
     """
-
-    __slots__ = ("Xb", "y", "columns", "n", "n1", "df", "df1")
 
     def __init__(self, Xb, y, columns):
         self.Xb = Xb
         self.y = y
-        self.columns = columns
+        self.columns = np.asarray(columns, dtype=np.int64)
         self.n = int(Xb.shape[0])
         self.n1 = float(y.sum())
         self.df = np.asarray(Xb.sum(axis=0), dtype=np.float64).ravel()
         self.df1 = np.asarray(Xb.T @ y, dtype=np.float64).ravel()
+        self.info = mutual_information_from_counts(self.df, self.df1, self.n, self.n1)
+        self._cache: dict = {}
+
+    def cached(self, key, compute):
+        """Memoise a derived statistic (``compute()`` runs once per key)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    @property
+    def cooccurrence(self):
+        """``(G, G1)``: documents containing both features, and positive ones among them
+        (dense m x m, the X^T X products)."""
+
+        def compute():
+            G = np.asarray((self.Xb.T @ self.Xb).toarray(), dtype=np.float64)
+            Xy = sp.csc_matrix(self.Xb.multiply(self.y[:, None]))
+            G1 = np.asarray((Xy.T @ self.Xb).toarray(), dtype=np.float64)
+            return G, G1
+
+        return self.cached("cooccurrence", compute)
+
+    @property
+    def Xr(self) -> sp.csr_matrix:
+        """``Xb`` as CSR (row slices)."""
+        return self.cached("csr", lambda: self.Xb.tocsr())
+
+
+def run_kernel(kernel, X, y, features, B, alpha) -> list[list[int]]:
+    """Validate the arguments, run ``kernel(stats, positions, B, alpha)`` on the columns
+    ``features`` and return its clusters as sorted lists of column indices."""
+    stats, B, alpha = prepare(X, y, features, B, alpha)
+    clusters = kernel(stats, np.arange(stats.columns.size), B, alpha)
+    return [sorted(int(stats.columns[p]) for p in c) for c in clusters]
 
 
 def as_binary_csc(X) -> sp.csc_matrix:
@@ -129,7 +172,7 @@ def validate_features(features, n_columns: int) -> np.ndarray:
     return cols
 
 
-def prepare(X, y, features, B, alpha) -> tuple[BinaryData, int, float]:
+def prepare(X, y, features, B, alpha) -> tuple[FeatureStats, int, float]:
     """Validate the common arguments; return the data restricted to ``features``."""
     if sp.issparse(X):
         if X.ndim != 2:
@@ -138,6 +181,8 @@ def prepare(X, y, features, B, alpha) -> tuple[BinaryData, int, float]:
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D matrix, got an array with shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError("X has 0 documents; the clustering statistics need at least 1")
     yv = validate_y(y, X.shape[0])
     cols = validate_features(features, X.shape[1])
     B = validate_B(B)
@@ -147,7 +192,7 @@ def prepare(X, y, features, B, alpha) -> tuple[BinaryData, int, float]:
         sub = (X if X.format in ("csr", "csc") else X.tocsr())[:, cols]
     else:
         sub = X[:, cols]
-    return BinaryData(as_binary_csc(sub), yv, cols), B, alpha
+    return FeatureStats(as_binary_csc(sub), yv, cols), B, alpha
 
 
 def mutual_information_from_joint(p11, p10, p01, p00) -> np.ndarray:
@@ -196,8 +241,24 @@ def mutual_information_from_counts(cnt, pos, n, n1) -> np.ndarray:
 
 def initial_rank(info: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """Positions of the features sorted by decreasing I(F, C), ties by increasing column
-    (thesis fig. 3.6 step 3).  ``order[r]`` is the position (into ``columns``) of rank r."""
-    return np.lexsort((columns, -np.asarray(info)))
+    (thesis fig. 3.6 step 3).  ``order[r]`` is the position (into ``columns``) of rank r.
+
+    Values within :data:`TIE_RTOL` of the first value of a run are tied: mathematically equal
+    informations (e.g. of a feature and its complement) differ in the last bits depending on
+    the cell order of their joint tables, and must not decide the order.
+    """
+    info = np.asarray(info, dtype=np.float64)
+    columns = np.asarray(columns)
+    order = np.lexsort((columns, -info))
+    vals = info[order]
+    group = np.empty(order.size, dtype=np.int64)
+    g, start = 0, vals[0] if vals.size else 0.0
+    for r, v in enumerate(vals):  # a loop over features, not documents
+        if start - v > TIE_RTOL * max(1.0, abs(start)):
+            g += 1
+            start = v
+        group[r] = g
+    return order[np.lexsort((columns[order], group))]
 
 
 def first_min_pair(cost: np.ndarray) -> tuple[int, int]:
@@ -210,18 +271,6 @@ def first_min_pair(cost: np.ndarray) -> tuple[int, int]:
     tol = TIE_RTOL * max(1.0, abs(m))
     k = int(np.argmax(flat <= m + tol))
     return divmod(k, cost.shape[1])
-
-
-def finalize(clusters_by_rank: list[list[int]], columns: np.ndarray, rank_of_pos: np.ndarray) -> list[list[int]]:
-    """Turn clusters of *positions* (into ``columns``) into sorted lists of column indices,
-    ordered by the initial rank of their best member."""
-    keyed = []
-    for members in clusters_by_rank:
-        members = list(members)
-        best = min(int(rank_of_pos[p]) for p in members)
-        keyed.append((best, sorted(int(columns[p]) for p in members)))
-    keyed.sort(key=lambda t: t[0])
-    return [c for _, c in keyed]
 
 
 def check_partition(clusters, features, B=None, name="clustering") -> list[list[int]]:
@@ -249,8 +298,86 @@ def check_partition(clusters, features, B=None, name="clustering") -> list[list[
     return out
 
 
+def info_loss(dI, size_sum, N: int, n_clusters: int, alpha: float):
+    """Modified information loss of thesis fig. 3.8.
+
+    ``(I(X_i,C) + I(X_j,C) - I(Merge(X_i,X_j),C)) * k + alpha * (|X_i| + |X_j|) / k`` with the
+    average cluster size ``k = N / |A|`` (``dI`` is the bracket, ``size_sum`` = |X_i| + |X_j|).
+    """
+    k = N / n_clusters
+    return dI * k + alpha * size_sum / k
+
+
+def ranked_slots(stats: FeatureStats, positions) -> np.ndarray:
+    """The positions (into ``stats``) in initial rank order: slot r holds ``slots[r]``."""
+    positions = np.asarray(positions, dtype=np.int64)
+    return positions[initial_rank(stats.info[positions], stats.columns[positions])]
+
+
+def lower_inf(N: int) -> np.ndarray:
+    """N x N matrix: 0 strictly above the diagonal, +inf elsewhere (its leading m x m block
+    is the same matrix for m; added to a cost matrix it leaves only pairs i < j)."""
+    return np.where(np.triu(np.ones((N, N), dtype=bool), 1), 0.0, np.inf)
+
+
+def remove_index(M: np.ndarray, b: int) -> np.ndarray:
+    """Drop row and column ``b`` of a square matrix (or entry ``b`` of a vector) in place,
+    keeping the order of the rest; returns the shrunk view of the same buffer."""
+    m = M.shape[0]
+    M[b:m - 1] = M[b + 1:m]
+    if M.ndim == 2:
+        M[:, b:m - 1] = M[:, b + 1:m]
+        return M[:m - 1, :m - 1]
+    return M[:m - 1]
+
+
+def agglomerate_info_loss(state, B: int, alpha: float) -> list[list[int]]:
+    """The merge loop shared by ClusterFeaturesAvg and ClusterFeaturesOr (thesis fig. 3.6 step 4).
+
+    ``state`` holds one slot per initial cluster, slots in initial rank order, and provides
+    ``N``, ``size`` (float array per slot), ``pair_dI_all()`` (N x N matrix of
+    I(X_i,C) + I(X_j,C) - I(Merge(X_i,X_j),C)), ``merge(i, j)`` (slot j merged into slot i) and
+    ``pair_dI(i, idx)`` (the bracket between slot i and the slots ``idx``).
+
+    The pair matrix is computed once; after a merge only the row/column of the merged cluster
+    is recomputed, and the merged-away cluster's row/column is deleted (the matrix stays
+    compact, in slot order).  The merged cluster keeps the lower slot, which is the rank of its
+    best feature, so "lowest (i, j) in the initial order" is the tie rule throughout.  Returns
+    the clusters as lists of slots, in slot order.
+    """
+    N = state.N
+    members = [[r] for r in range(N)]
+    if N <= B:
+        return members
+    dI = state.pair_dI_all()
+    mask = lower_inf(N)
+    ids = np.arange(N)  # active slots, ascending
+    while ids.size > B:
+        m = ids.size
+        s = state.size[ids]
+        cost = info_loss(dI, s[:, None] + s[None, :], N, m, alpha) + mask[:m, :m]
+        a, b = first_min_pair(cost)
+        i, j = int(ids[a]), int(ids[b])
+        state.merge(i, j)
+        members[i].extend(members[j])
+        members[j] = []
+        ids = remove_index(ids, b)
+        dI = remove_index(dI, b)
+        row = state.pair_dI(i, ids)
+        row[a] = 0.0  # the diagonal is masked; keep it finite (inf + NaN would be NaN)
+        dI[a, :] = row
+        dI[:, a] = row
+    return [members[i] for i in ids]
+
+
 __all__ = [
-    "BinaryData",
+    "agglomerate_info_loss",
+    "info_loss",
+    "FeatureStats",
+    "lower_inf",
+    "ranked_slots",
+    "remove_index",
+    "run_kernel",
     "TIE_RTOL",
     "as_binary_csc",
     "check_partition",

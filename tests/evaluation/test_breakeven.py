@@ -174,6 +174,8 @@ def test_micro_macro_golden():
     np.testing.assert_allclose(per_class_breakeven(Y, S), [0.5, 1.0])
     assert macro_breakeven(Y, S) == 0.75
     # pooled: 0.9(+) 0.8 0.7(+) 0.6 ...; n_pos 3: top 3 holds 2 positives -> 2/3
+    assert micro_breakeven(Y, S, method="pooled") == pytest.approx(2 / 3)
+    # per-class thresholds: (0.5 * 2 + 1.0 * 1) / 3 positives = 2/3 (equal here by coincidence)
     assert micro_breakeven(Y, S) == pytest.approx(2 / 3)
     t = breakeven_table(Y, S, ["earn", "acq"])
     assert isinstance(t, pd.DataFrame)
@@ -187,8 +189,10 @@ def test_micro_pools_and_macro_skips_empty_classes():
     Y = rng.random((40, 5)) < 0.3
     Y[:, 4] = False  # a class with no positive
     S = rng.random((40, 5))
-    assert micro_breakeven(Y, S) == pytest.approx(loop_breakeven(Y.ravel(), S.ravel()))
+    assert micro_breakeven(Y, S, method="pooled") == pytest.approx(loop_breakeven(Y.ravel(), S.ravel()))
     per = [loop_breakeven(Y[:, j], S[:, j]) for j in range(4)]
+    n = Y.sum(axis=0)[:4]
+    assert micro_breakeven(Y, S) == pytest.approx(np.dot(per, n) / n.sum())
     assert math.isnan(per_class_breakeven(Y, S)[4])
     assert macro_breakeven(Y, S) == pytest.approx(np.mean(per))
     assert math.isnan(breakeven_table(Y, S, list("abcde")).loc["e", "breakeven"])
@@ -202,13 +206,18 @@ def test_micro_macro_metamorphic(seed):
     Y = rng.random((12, 4)) < 0.35
     S = rng.integers(0, 5, size=(12, 4)).astype(float) / 4
     assume(Y.any())
-    m, M = micro_breakeven(Y, S), macro_breakeven(Y, S)
+    m, M = micro_breakeven(Y, S, method="pooled"), macro_breakeven(Y, S)
+    mt = micro_breakeven(Y, S)
     perm = rng.permutation(12)
     cols = rng.permutation(4)
-    assert micro_breakeven(Y[perm][:, cols], S[perm][:, cols]) == pytest.approx(m, abs=1e-12)
+    assert micro_breakeven(Y[perm][:, cols], S[perm][:, cols], method="pooled") == pytest.approx(m, abs=1e-12)
+    assert micro_breakeven(Y[perm][:, cols], S[perm][:, cols]) == pytest.approx(mt, abs=1e-12)
+    # per-class thresholds: a different monotone transform per class changes nothing
+    S2 = S * np.array([1.0, 10.0, 0.01, 3.0]) + np.array([0.0, -5.0, 7.0, 1.0])
+    assert micro_breakeven(Y, S2) == pytest.approx(mt, abs=1e-12)
     assert macro_breakeven(Y[perm][:, cols], S[perm][:, cols]) == pytest.approx(M, abs=1e-12, nan_ok=True)
     # a strictly monotone transform applied to all scores (e.g. log-odds -> probability)
-    assert micro_breakeven(Y, 1 / (1 + np.exp(-(3 * S - 1)))) == pytest.approx(m, abs=1e-12)
+    assert micro_breakeven(Y, 1 / (1 + np.exp(-(3 * S - 1))), method="pooled") == pytest.approx(m, abs=1e-12)
 
 
 # --------------------------------------------------------------------------- bad input

@@ -1,0 +1,178 @@
+"""Structure construction of HBN / HNB classifiers: ConstructHBNClassifier and ConstructSubtree
+(thesis sec. 3.2, figs 3.3-3.4) and ConstructHNBClassifier (sec. 3.3), structure only (no EM).
+
+**|F| <= B versus |F| < B.**  Fig. 3.3 (the class) makes the features parents directly when
+``|F| <= B``; fig. 3.4 (a hidden node) when ``|F| < B``.  We use ``<= B`` in both places.  With
+``< B`` a cluster of exactly B features goes to ClusterFeatures with N = B: the loop
+"while |A| > B" never runs, every feature stays a singleton, ImproveClustering cannot move a
+feature out of a singleton, and ConstructSubtree of each singleton returns the feature itself --
+so H gets the same B feature parents and the trees are identical for AVG, OR and DEP (a test
+checks this).  ``<= B`` states that directly, saves a clustering call per such cluster, and does
+not depend on a user-registered clustering returning singletons when it has nothing to merge.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Callable
+
+import numpy as np
+
+from hbnlab.bn.structure import DIRECTIONS, TreeStructure
+from hbnlab.clustering.avg import cluster_features_avg
+from hbnlab.clustering.common import FeatureStats, as_binary_csc, check_partition, validate_alpha, validate_y
+from hbnlab.clustering.dep import cluster_features_dep
+from hbnlab.clustering.orclust import cluster_features_or
+
+ClusteringFunction = Callable[..., list]
+
+#: name -> clustering function ``(X, y, features, B, alpha) -> list[list[int]]``
+CLUSTERINGS: dict[str, ClusteringFunction] = {
+    "avg": cluster_features_avg,
+    "or": cluster_features_or,
+    "dep": cluster_features_dep,
+}
+
+
+def register_clustering(name: str, fn: ClusteringFunction, *, overwrite: bool = False) -> None:
+    """Make a clustering function available to :func:`construct_tree` under ``name``.
+
+    ``fn(X, y, features, B, alpha)`` must return a partition of ``features`` (column indices of
+    ``X``) into between 2 and ``B`` non-empty clusters whenever ``len(features) > B``.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"clustering name must be a non-empty string, got {name!r}")
+    if not callable(fn):
+        raise ValueError(f"clustering {name!r} must be callable, got {type(fn).__name__}")
+    if name in CLUSTERINGS and not overwrite and CLUSTERINGS[name] is not fn:
+        raise ValueError(f"clustering {name!r} is already registered (pass overwrite=True to replace it)")
+    CLUSTERINGS[name] = fn
+
+
+def _resolve(clustering) -> tuple[ClusteringFunction, str]:
+    if callable(clustering):
+        return clustering, getattr(clustering, "__name__", "clustering")
+    if isinstance(clustering, str) and clustering in CLUSTERINGS:
+        return CLUSTERINGS[clustering], clustering
+    raise ValueError(f"clustering must be one of {sorted(CLUSTERINGS)} or a callable, got {clustering!r}")
+
+
+def construct_nested(X, y, *, B, clustering="avg", alpha) -> list:
+    """The tree of :func:`construct_tree` as nested lists (ints = feature columns, lists =
+    hidden nodes; the outer list holds the class's nodes)."""
+    if isinstance(B, bool) or not isinstance(B, numbers.Integral) or B < 2:
+        raise ValueError(f"branching factor B must be an integer >= 2, got {B!r}")
+    B = int(B)
+    alpha = validate_alpha(alpha)
+    fn, name = _resolve(clustering)
+    Xb = as_binary_csc(X)  # once; the clustering functions then only slice columns
+    n = Xb.shape[1]
+    if n == 0:
+        raise ValueError("X has 0 feature columns; at least 1 is required")
+    if Xb.shape[0] == 0:
+        raise ValueError("X has 0 documents; the clustering statistics need at least 1")
+    y = validate_y(y, Xb.shape[0])
+    # the built-in clusterings expose a kernel over shared statistics: counts, co-occurrences
+    # and p-values of all n features are computed once per tree, each recursive call uses the
+    # sub-arrays of its features (same numbers as computing them on the subset)
+    kernel = getattr(fn, "_kernel", None)
+    stats = FeatureStats(Xb, y, np.arange(n)) if kernel is not None else None
+    y_labels = y.astype(np.int64)
+
+    def run(F: list[int]):
+        if kernel is not None:
+            return kernel(stats, np.asarray(F, dtype=np.int64), B, alpha)
+        return fn(Xb, y_labels, list(F), B, alpha)  # user callables get 0/1 CSC X and int y
+
+    def cluster(F: list[int]) -> list[list[int]]:
+        parts = check_partition(run(F), F, B, name=f"clustering {name!r}")
+        if len(parts) < 2:
+            raise ValueError(
+                f"clustering {name!r} returned {len(parts)} cluster for {len(F)} features with B = {B}; "
+                "at least 2 are needed to make progress"
+            )
+        return parts
+
+    def subtree(F: list[int]):
+        # thesis fig. 3.4
+        if len(F) == 1:
+            return F[0]  # step 1: the feature variable itself
+        if len(F) <= B:  # step 2.b (see the module docstring for <= versus <)
+            return list(F)
+        return [subtree(c) for c in cluster(F)]  # step 2.c
+
+    features = list(range(n))
+    # thesis fig. 3.3
+    if n <= B:
+        return features  # step 3: all features are parents (HNB: children) of C
+    return [subtree(c) for c in cluster(features)]  # step 4
+
+
+def construct_tree(
+    X,
+    y,
+    *,
+    B,
+    clustering="avg",
+    alpha,
+    direction="hbn",
+    feature_names=None,
+    class_name="class",
+) -> TreeStructure:
+    """Build the structure of an HBN or HNB classifier (thesis figs 3.3-3.4, sec. 3.3).
+
+    If the number of features is at most B they are put directly at the class; otherwise
+    ``clustering`` splits them into at most B clusters, and each cluster becomes a feature (one
+    feature) or a hidden node over the features (at most B features) or over the subtrees of a
+    further clustering (more than B).  HNB uses the same tree with arcs pointing away from the
+    root.  No parameters are learnt (the thesis runs EM afterwards).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_documents, n_features)
+        Binary document x feature matrix already restricted to the selected features; column j
+        is feature j of the tree.
+    y : array-like of shape (n_documents,)
+        0/1 class labels.
+    B : int
+        Branching factor (>= 2): the maximal number of nodes below the class or a hidden node.
+    clustering : {"avg", "or", "dep"} or str or callable, default="avg"
+        A name in :data:`CLUSTERINGS` (see :func:`register_clustering`) or a function
+        ``(X, y, features, B, alpha) -> list[list[int]]``.
+    alpha : float
+        The clustering's parameter (cluster size penalty for AVG / OR, mutual information
+        importance for DEP); >= 0.
+    direction : {"hbn", "hnb"}, default="hbn"
+    feature_names : sequence of str, optional
+        Names of the columns (default ``F0, F1, ...``).
+    class_name : str, default="class"
+        Name of the root (the thesis writes ``"tradeTOPIC"``).
+
+    Returns
+    -------
+    TreeStructure
+        Hidden nodes named ``hidden1, hidden2, ...`` breadth-first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0, 0, 1], [1, 1, 0, 0, 0], [0, 0, 1, 1, 1], [0, 0, 1, 0, 0]])
+    >>> y = np.array([1, 1, 0, 0])
+    >>> tree = construct_tree(X, y, B=2, clustering="avg", alpha=0.0,
+    ...                       feature_names=list("abcde"), class_name="yTOPIC")
+    >>> tree.n_features, tree.kind[0], tree.names[0]
+    (5, 'class', 'yTOPIC')
+    """
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+    if feature_names is not None:
+        n = X.shape[1] if hasattr(X, "shape") else np.asarray(X).shape[1]
+        feature_names = list(feature_names)
+        if len(feature_names) != n:
+            raise ValueError(f"feature_names has {len(feature_names)} names but X has {n} columns")
+    nested = construct_nested(X, y, B=B, clustering=clustering, alpha=alpha)
+    return TreeStructure.from_nested(
+        nested, feature_names=feature_names, class_name=str(class_name), direction=direction, B=int(B)
+    )
+
+
+__all__ = ["CLUSTERINGS", "construct_nested", "construct_tree", "register_clustering"]
