@@ -9,9 +9,15 @@ from hbnlab.clustering.dep import (
     independence_pvalues,
 )
 from hbnlab.clustering.orclust import cluster_features_or, or_cluster_statistics
+from hbnlab.clustering.distributional import agglomerate_words, distributional_word_clusters
+from hbnlab.clustering.mdl import MDLResult, mdl_word_groups
 
 __all__ = [
     "CLUSTERINGS",
+    "MDLResult",
+    "agglomerate_words",
+    "distributional_word_clusters",
+    "mdl_word_groups",
     "cluster_features_avg",
     "cluster_features_dep",
     "cluster_features_or",
