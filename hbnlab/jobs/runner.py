@@ -1,0 +1,178 @@
+"""The runner interface shared by the local process pool and the Dask executor.
+
+A runner puts jobs into a :class:`~hbnlab.jobs.registry.RunRegistry` and executes the queued
+jobs of its backend somewhere else (worker processes, Dask workers); all state lives in the
+registry, so any process or thread can watch the jobs (``runner.registry.list(group=...)``).
+Runners are thread-safe: one per app process (Streamlit ``st.cache_resource``) serves every
+session.
+"""
+from __future__ import annotations
+
+import abc
+import os
+import time
+from typing import Any, Callable, Iterable, Sequence
+
+from hbnlab.jobs.registry import ACTIVE_STATES, JobRecord, RegistryError, RunRegistry
+from hbnlab.jobs.spec import JobSpec
+from hbnlab.jobs.tasks import resolve_spec
+
+__all__ = ["BACKENDS", "Runner", "RunnerError", "get_runner"]
+
+BACKENDS = ("local", "dask")
+
+
+class RunnerError(RuntimeError):
+    """A runner cannot accept a job (unknown shared input, closed runner, bad argument)."""
+
+
+def as_registry(registry) -> RunRegistry:
+    return registry if isinstance(registry, RunRegistry) else RunRegistry(registry)
+
+
+class Runner(abc.ABC):
+    """Submit, cancel and wait for background jobs.
+
+    Subclasses set ``backend`` and implement :meth:`share`, :meth:`shutdown`, ``_wake`` and
+    ``_has_input``.
+    """
+
+    backend: str = ""
+
+    def __init__(self, registry):
+        self.registry = as_registry(registry)
+        self._closed = False
+
+    # ------------------------------------------------------------------ submit
+    def submit(self, spec: JobSpec) -> int:
+        """Queue ``spec`` for this runner's workers; return the job id."""
+        return self.submit_many([spec])[0]
+
+    def submit_many(self, specs: Iterable[JobSpec]) -> list[int]:
+        """Queue several jobs in one registry transaction; return their ids in order.
+
+        Each spec's task must be importable by workers (``spec.module``, filled in from the
+        task registry when None) and its ``inputs`` must have been :meth:`share`-d.
+        """
+        if self._closed:
+            raise RunnerError(f"{type(self).__name__} is shut down; create a new runner")
+        specs = [resolve_spec(s) if isinstance(s, JobSpec) else s for s in specs]
+        for spec in specs:
+            if not isinstance(spec, JobSpec):
+                raise TypeError(f"submit needs JobSpec objects, got {type(spec).__name__}")
+            missing = [n for n in spec.inputs if not self._has_input(n)]
+            if missing:
+                raise RunnerError(
+                    f"job {spec.kind!r} ({spec.label or 'no label'}) needs shared input(s) "
+                    f"{missing}; call runner.share(name, value) first"
+                )
+        ids = self.registry.submit_many(specs, backend=self.backend)
+        self._wake()
+        return ids
+
+    @abc.abstractmethod
+    def share(self, name: str, value: Any) -> None:
+        """Make ``value`` available to jobs that list ``name`` in ``spec.inputs``; it is
+        shipped to each worker once (replacing a previous value of that name)."""
+
+    # ------------------------------------------------------------------ control
+    def cancel(self, job_id: int | None = None, *, group: str | None = None) -> list[int]:
+        """Cancel one job or every queued/running job of a group; returns the ids affected.
+        Running tasks see ``ctx.should_stop()`` within a second."""
+        ids = self.registry.request_cancel(job_id, group=group)
+        self._wake()
+        return ids
+
+    def retry(self, job_id: int) -> int:
+        """Run a failed, cancelled or interrupted job again on this runner (same id, next
+        attempt)."""
+        self.registry.retry(job_id, backend=self.backend)
+        self._wake()
+        return job_id
+
+    def resume(self, job_id: int | None = None, *, group: str | None = None) -> list[int]:
+        """Run interrupted jobs again on this runner (one, a group's, or all)."""
+        ids = self.registry.resume(job_id, group=group, backend=self.backend)
+        self._wake()
+        return ids
+
+    def wait(self, job_ids: Sequence[int] | None = None, *, group: str | None = None,
+             timeout: float | None = None, poll: float = 0.1,
+             callback: Callable[[dict[str, int]], None] | None = None) -> list[JobRecord]:
+        """Block until the jobs (or all of a group's jobs) are finished; return their records.
+
+        ``callback(counts)`` gets the number of jobs per state after every poll (e.g. for a
+        terminal progress bar).  Polls are cheap counts; the records are read once at the end.
+
+        Raises
+        ------
+        TimeoutError
+            Naming the jobs still active after ``timeout`` seconds.
+        """
+        if job_ids is None and group is None:
+            raise RunnerError("wait needs job_ids or a group")
+        if job_ids is not None:
+            job_ids = [int(i) for i in job_ids]
+            found = self.registry.counts(group, ids=job_ids)
+            if sum(found.values()) != len(set(job_ids)):
+                known = {r.id for r in self.registry.list(group=group, ids=job_ids)}
+                raise RegistryError(f"jobs {[i for i in job_ids if i not in known]} are not in "
+                                    f"{self.registry.db_path}" + (f" (group {group!r})" if group else ""))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            counts = self.registry.counts(group, ids=job_ids)
+            if callback is not None:
+                callback(counts)
+            if not any(counts[s] for s in ACTIVE_STATES):
+                return self.registry.list(group=group, ids=job_ids)
+            if deadline is not None and time.monotonic() > deadline:
+                active = [r.id for r in self.registry.list(group=group, ids=job_ids,
+                                                            states=ACTIVE_STATES)]
+                raise TimeoutError(f"jobs {active} still active after {timeout:g} s")
+            time.sleep(poll)
+
+    @abc.abstractmethod
+    def shutdown(self, wait: bool = True, *, interrupt: bool = False) -> None:
+        """Stop dispatching.  ``wait``: let running jobs finish first; ``interrupt``: stop them
+        now and mark them ``interrupted`` (resumable).  Queued jobs stay queued."""
+
+    def _wake(self) -> None:  # pragma: no cover - overridden
+        pass
+
+    def _has_input(self, name: str) -> bool:  # pragma: no cover - overridden
+        return False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown(wait=True)
+
+
+def get_runner(registry, backend: str = "local", address: str | None = None, **kwargs) -> Runner:
+    """Build a runner: ``"local"`` (process pool, the default) or ``"dask"``.
+
+    Parameters
+    ----------
+    registry : RunRegistry or path
+    backend : {"local", "dask"}
+    address : str, optional
+        Dask scheduler address (``tcp://host:8786``); default ``$HBNLAB_DASK_SCHEDULER``, else
+        a :class:`distributed.LocalCluster`.  Only for ``backend="dask"``.
+    **kwargs
+        Passed to :class:`~hbnlab.jobs.local.LocalProcessRunner` or
+        :class:`~hbnlab.jobs.dask_runner.DaskRunner`.
+    """
+    if backend == "local":
+        if address is not None:
+            raise RunnerError(f"address is only for backend='dask', got address={address!r} "
+                              "with backend='local'")
+        from hbnlab.jobs.local import LocalProcessRunner
+
+        return LocalProcessRunner(registry, **kwargs)
+    if backend == "dask":
+        from hbnlab.jobs.dask_runner import DaskRunner
+
+        return DaskRunner(registry, address or os.environ.get("HBNLAB_DASK_SCHEDULER") or None,
+                          **kwargs)
+    raise RunnerError(f"backend must be one of {BACKENDS}, got {backend!r}")
