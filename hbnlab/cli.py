@@ -121,12 +121,23 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0)
     t.set_defaults(func=cmd_tree)
 
-    for hook in _EXTRA_COMMANDS:
+    for hook in _command_hooks():
         hook(sub)
     return p
 
 
 _EXTRA_COMMANDS: list = []
+
+# Modules that add subcommands: each has ``register(subparsers)``.
+_COMMAND_MODULES = (
+    "hbnlab.commands_export",  # train, export-model, predict, report, run
+)
+
+
+def _command_hooks():
+    import importlib
+
+    return [importlib.import_module(m).register for m in _COMMAND_MODULES] + _EXTRA_COMMANDS
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,61 @@
+"""The hbnlab workbench: ``streamlit run app.py``.
+
+Builds the navigation over the pages in ``pages/`` and holds the home page.  Pages are thin
+recipes; the logic lives in :mod:`hbnlab.app` and the core packages.
+"""
+import streamlit as st
+
+from hbnlab.app import services, state, widgets
+from hbnlab.app.config import ExperimentConfig
+
+st.set_page_config(page_title="hbnlab workbench", page_icon=":material/account_tree:", layout="wide")
+
+PAGES = [
+    ("pages/corpus.py", "Corpus", ":material/library_books:",
+     "choose the synthetic corpus, Reuters-21578 or an upload"),
+    ("pages/features.py", "Features", ":material/filter_alt:", "indexing and term selection"),
+    ("pages/structure.py", "Structure", ":material/account_tree:", "the HBN tree of a class, live as B and alpha move"),
+    ("pages/training.py", "Training", ":material/model_training:", "background EM training with live progress"),
+    ("pages/tuning.py", "Tuning", ":material/tune:", "B x alpha grids on the validation split"),
+    ("pages/evaluation.py", "Evaluation", ":material/leaderboard:", "breakeven, PR curves, 11-point precision, F1@k"),
+    ("pages/explain.py", "Explain", ":material/lightbulb:", "why did the model say trade for this document?"),
+    ("pages/export.py", "Export", ":material/download:", "models, tables and reports"),
+]
+
+
+def home():
+    cfg = widgets.page_frame("hbnlab workbench")
+    st.markdown(
+        "**hbnlab** builds hierarchical Bayesian network (HBN) text classifiers: the terms that best "
+        "predict a class are clustered into a tree whose hidden nodes summarise groups of related terms "
+        "(Karčiauskas, 2002). The tree comes from the AVG, OR or DEP clustering algorithms and its parameters "
+        "from EM with many random restarts, next to naive Bayes, SVM, noisy-OR and other Bayesian-network "
+        "neighbours. This workbench takes you from a corpus to an explained prediction: pick a corpus, select "
+        "terms, look at the tree, train in the background, evaluate and ask the model why."
+    )
+    if st.button("Start with the synthetic corpus", type="primary", icon=":material/play_circle:",
+                 key="start_synthetic"):
+        state.reset_config(ExperimentConfig())
+        with widgets.readable_errors():
+            with st.spinner("Generating the synthetic corpus ..."):
+                services.load_corpus(state.get_config())
+        state.flash("Loaded the embedded synthetic corpus (generated documents, not real text) with the "
+                    "default settings. Next: Features, then Structure.")
+        st.switch_page("pages/corpus.py")
+    st.caption(f"Current corpus: {widgets.corpus_description(cfg)}")
+
+    st.subheader("Background jobs")
+    widgets.job_table(key="home_jobs", actions=False, limit=10)
+
+    st.subheader("Pages")
+    cols = st.columns(2)
+    for k, (path, title, icon, what) in enumerate(PAGES):
+        with cols[k % 2]:
+            st.page_link(path, label=f"{title} — {what}", icon=icon)
+
+
+nav = st.navigation(
+    [st.Page(home, title="Home", icon=":material/home:", default=True)]
+    + [st.Page(path, title=title, icon=icon) for path, title, icon, _ in PAGES]
+)
+nav.run()

@@ -1,0 +1,145 @@
+"""Plotly figures of the workbench (no Streamlit here: pages hand the figures to ``st.plotly_chart``).
+
+Each function takes plain data (lists, arrays, data frames) and returns a ``plotly`` figure;
+none computes a measure -- the numbers come from :mod:`hbnlab.evaluation` via
+:mod:`hbnlab.app.analysis`.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+_LAYOUT = dict(margin=dict(l=40, r=20, t=50, b=40), template="plotly_white", height=360)
+
+
+def _fig(title: str, **layout) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(title=title, **{**_LAYOUT, **layout})
+    return fig
+
+
+def length_histogram(lengths: Mapping[str, Sequence[int]], *, title: str = "Document length (tokens)",
+                     nbins: int = 40) -> go.Figure:
+    """Overlaid histograms of document lengths, one trace per split."""
+    fig = _fig(title, barmode="overlay", xaxis_title="tokens per document", yaxis_title="documents")
+    for name, values in lengths.items():
+        fig.add_trace(go.Histogram(x=np.asarray(values), name=name, opacity=0.6, nbinsx=nbins))
+    return fig
+
+
+def documents_per_class(table: pd.DataFrame, *, title: str = "Documents per class") -> go.Figure:
+    """Grouped bars of a ``class, train, test`` table."""
+    fig = _fig(title, barmode="group", xaxis_title="class", yaxis_title="documents")
+    for split in ("train", "test"):
+        if split in table:
+            fig.add_trace(go.Bar(x=table["class"], y=table[split], name=split))
+    return fig
+
+
+def labels_per_document(counts: Mapping[int, int], *, title: str = "Labels per document") -> go.Figure:
+    fig = _fig(title, xaxis_title="number of labels", yaxis_title="documents", height=300)
+    keys = sorted(counts)
+    fig.add_trace(go.Bar(x=[str(k) for k in keys], y=[counts[k] for k in keys], name="documents"))
+    return fig
+
+
+def feature_scores(terms: Sequence[str], scores: Sequence[float], *, title: str, score_name: str) -> go.Figure:
+    """Horizontal bars of the selected terms, best at the top."""
+    n = len(terms)
+    fig = _fig(title, xaxis_title=score_name, height=max(300, 18 * n + 100))
+    fig.add_trace(go.Bar(x=list(scores)[::-1], y=list(terms)[::-1], orientation="h", name=score_name))
+    fig.update_yaxes(type="category")
+    return fig
+
+
+def breakeven_bars(table: pd.DataFrame, *, title: str = "Breakeven by class (%)") -> go.Figure:
+    """Grouped bars: one group per row of ``table`` (classes, micro, macro), one bar per column
+    (classifier).  Columns whose name starts with ``thesis`` are drawn hatched."""
+    fig = _fig(title, barmode="group", yaxis_title="breakeven (%)", yaxis_range=[0, 100])
+    for col in table.columns:
+        pattern = dict(shape="/") if str(col).startswith("thesis") else None
+        fig.add_trace(go.Bar(x=[str(i) for i in table.index], y=table[col], name=str(col),
+                             marker_pattern=pattern))
+    return fig
+
+
+def pr_curves(curves: Mapping[str, tuple], *, title: str) -> go.Figure:
+    """Precision-recall curves with their breakeven points.
+
+    ``curves[name] = (precision, recall, breakeven)``; the breakeven point (P = R = b) is marked.
+    """
+    fig = _fig(title, xaxis_title="recall", yaxis_title="precision", xaxis_range=[0, 1.02],
+               yaxis_range=[0, 1.02], height=420)
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
+                             line=dict(dash="dot", color="#bbbbbb"), hoverinfo="skip"))
+    for name, (precision, recall, b) in curves.items():
+        fig.add_trace(go.Scatter(x=np.asarray(recall), y=np.asarray(precision), mode="lines", name=name,
+                                 line_shape="hv"))
+        fig.add_trace(go.Scatter(x=[b], y=[b], mode="markers", marker=dict(size=11, symbol="x"),
+                                 name=f"{name} breakeven {100 * b:.1f}%"))
+    return fig
+
+
+def threshold_curve(thresholds: Sequence[float], precision: Sequence[float], recall: Sequence[float],
+                    f1: Sequence[float], *, current: float | None = None, title: str) -> go.Figure:
+    """Precision, recall and F1 against the decision threshold, the chosen threshold as a line."""
+    fig = _fig(title, xaxis_title="threshold on P(class | document)", yaxis_range=[0, 1.02])
+    for name, y in (("precision", precision), ("recall", recall), ("F1", f1)):
+        fig.add_trace(go.Scatter(x=np.asarray(thresholds), y=np.asarray(y), mode="lines", name=name))
+    if current is not None:
+        fig.add_vline(x=current, line_dash="dash", line_color="#444444")
+    return fig
+
+
+def em_traces(traces: Mapping[str, Sequence[Sequence[float]]], *, title: str = "EM log-likelihood per restart",
+              max_restarts: int = 64) -> go.Figure:
+    """One line per EM restart (x = iteration); ``traces[name]`` is a list of per-restart traces.
+    The best final value of each unit is drawn thicker."""
+    fig = _fig(title, xaxis_title="EM iteration", yaxis_title="log-likelihood", height=420)
+    for name, runs in traces.items():
+        runs = [np.asarray(r, dtype=float) for r in runs if len(r)][:max_restarts]
+        if not runs:
+            continue
+        best = int(np.argmax([r[-1] for r in runs]))
+        for k, r in enumerate(runs):
+            fig.add_trace(go.Scatter(
+                x=np.arange(1, r.size + 1), y=r, mode="lines", legendgroup=name, showlegend=(k == best),
+                name=name if len(runs) == 1 else f"{name} (best of {len(runs)})", opacity=1.0 if k == best else 0.35,
+                line=dict(width=3 if k == best else 1)))
+    return fig
+
+
+def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | None = None,
+                   title: str = "Validation micro breakeven (%)") -> go.Figure:
+    """Heatmap of a B x alpha grid (one ``n_features``); the best cell outlined."""
+    pivot = cells.pivot_table(index="B", columns="alpha", values=value, aggfunc="max").sort_index()
+    alphas = [f"{a:g}" for a in pivot.columns]
+    fig = _fig(title, xaxis_title="alpha", yaxis_title="B", height=380)
+    fig.add_trace(go.Heatmap(z=pivot.values, x=alphas, y=[str(b) for b in pivot.index], colorscale="Viridis",
+                             text=np.vectorize(lambda v: "" if np.isnan(v) else f"{v:.1f}")(pivot.values),
+                             texttemplate="%{text}", colorbar=dict(title="%")))
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(type="category")
+    if best is not None:
+        B, a = best
+        fig.add_trace(go.Scatter(x=[f"{a:g}"], y=[str(B)], mode="markers", name="best",
+                                 marker=dict(symbol="square-open", size=34, color="red", line=dict(width=3))))
+    return fig
+
+
+def term_effects(table: pd.DataFrame, *, title: str) -> go.Figure:
+    """Horizontal bars of per-term contributions to the log-odds (red up, blue down)."""
+    t = table.sort_values("contribution")
+    colors = np.where(t["contribution"] >= 0, "#c0392b", "#2e86c1")
+    fig = _fig(title, xaxis_title="contribution to the class log-odds", height=max(300, 18 * len(t) + 100))
+    fig.add_trace(go.Bar(x=t["contribution"], y=t["term"], orientation="h", marker_color=colors,
+                         name="contribution"))
+    fig.update_yaxes(type="category")
+    return fig
+
+
+__all__ = ["length_histogram", "documents_per_class", "labels_per_document", "feature_scores", "breakeven_bars",
+           "pr_curves", "threshold_curve", "em_traces", "tuning_heatmap", "term_effects"]

@@ -1,0 +1,299 @@
+"""The one experiment configuration object of the workbench (no Streamlit in this module).
+
+Every page reads and writes the same :class:`ExperimentConfig`: the corpus, the indexing, the
+feature selection and the classifier settings.  It is a frozen dataclass with
+``to_dict`` / ``from_dict`` (JSON-able, validated: errors name the bad field and value) and a
+flat string form for the URL (``to_query`` / ``from_query``) so that a browser reload keeps the
+settings.  The background tasks (:mod:`hbnlab.experiments.tasks`) receive ``to_dict()`` and
+rebuild the same data in the worker process.
+
+:mod:`hbnlab.app.state` holds the Streamlit side (session state and ``st.query_params``).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+
+from hbnlab.experiments import paper_values as pv
+
+CORPUS_SOURCES = ("synthetic", "reuters", "upload")
+STOPWORDS = ("thesis", "smart", "sklearn", "none")
+STEMMING = ("none", "porter")
+SELECTION_METHODS = ("ig", "chi2", "mi", "df", "fisher")
+SELECTION_SCOPES = ("local", "global")
+#: Structure learners the Structure page offers: the thesis's six HBN/HNB rows.
+STRUCTURE_ALGORITHMS = ("HBN-AVG", "HBN-OR", "HBN-DEP", "HNB-AVG", "HNB-OR", "HNB-DEP")
+#: Learners the Training page offers (thesis rows first, then the neighbours of
+#: hbnlab.models.registry; unavailable ones are greyed out by the page).
+CLASSIFIERS = ("HBN-AVG", "HBN-OR", "HBN-DEP", "HNB-AVG", "HNB-OR", "HNB-DEP", "NB", "SVM",
+               "OR-EQ12", "OR-EQ17", "MNB", "ROCCHIO", "KDB", "GREEDY-HNB")
+
+#: alpha slider range per clustering algorithm (issue 5: AVG about 0-0.2, OR 0-0.3, DEP 0-400)
+#: and the step of the slider.
+ALPHA_RANGE = {"avg": (0.0, 0.2, 0.005), "or": (0.0, 0.3, 0.005), "dep": (0.0, 400.0, 5.0)}
+B_RANGE = (2, 12)
+
+
+def clustering_of(algorithm: str) -> str:
+    """``"HBN-OR"`` -> ``"or"``; raises ValueError naming the algorithm otherwise."""
+    name = str(algorithm).upper()
+    if name not in STRUCTURE_ALGORITHMS:
+        raise ValueError(f"structure algorithm must be one of {STRUCTURE_ALGORITHMS}, got {algorithm!r}")
+    return name.split("-", 1)[1].lower()
+
+
+def direction_of(algorithm: str) -> str:
+    clustering_of(algorithm)
+    return "hbn" if str(algorithm).upper().startswith("HBN") else "hnb"
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """Corpus + indexing + features + classifier settings shared by every page.
+
+    Parameters
+    ----------
+    corpus : {"synthetic", "reuters", "upload"}
+        Which corpus: the embedded synthetic generator, Reuters-21578 ModApte or an upload.
+    synthetic_seed, synthetic_size : int
+        ``random_state`` and ``n_documents`` of :func:`hbnlab.corpus.make_synthetic_corpus`.
+    reuters_dir : str
+        Directory with the 22 ``reut2-*.sgm`` files; ``""`` means ``$HBNLAB_REUTERS_DIR`` or the
+        download cache of :func:`hbnlab.corpus.fetch_reuters21578`.
+    upload_path : str
+        Path of an uploaded file stored under the data home (the worker reads it from there).
+    upload_text_column, upload_labels_column, upload_split_column, upload_id_column, upload_title_column : str
+        Column names for table uploads (:func:`hbnlab.corpus.read_table`); ``""`` = not used
+        (no split column: a seeded 75/25 split).
+    stopwords, stemming, min_df :
+        Indexing (:class:`hbnlab.text.IndexingConfig`); ``stemming="none"`` means no stemming.
+    selection : str
+        Term scoring method of :func:`hbnlab.features.score_terms`.
+    n_features : int
+        Number of selected terms per class (thesis: 30).
+    scope : {"local", "global"}
+        Local (per class, the thesis's choice) or global (one set for all classes) selection.
+    categories : tuple of str
+        The classes to work on; empty means the ``n_categories`` most frequent training classes.
+    n_categories : int
+        How many classes an empty ``categories`` stands for (thesis: the 10 most frequent).
+    label : str
+        The class the Structure and Explain pages show; ``""`` means the first category.
+    classifiers : tuple of str
+        Learners the Training page trains (row names of :func:`hbnlab.experiments.thesis.make_classifier`).
+    algorithm : str
+        The structure learner the Structure page draws (``"HBN-OR"``, ...).
+    B_avg, alpha_avg, B_or, alpha_or, B_dep, alpha_dep :
+        Branching factor and alpha per clustering algorithm; defaults from thesis Table 4.1
+        (AVG B=7 alpha=0.05, OR B=9 alpha=0.09, DEP B=7 alpha=170).  HNB variants share them.
+    n_restarts : int
+        EM restarts (thesis: 64).
+    random_state : int
+        Seed of every random choice downstream (EM restarts, SVM, splits of uploads).
+    """
+
+    corpus: str = "synthetic"
+    synthetic_seed: int = 0
+    synthetic_size: int = 3000
+    reuters_dir: str = ""
+    upload_path: str = ""
+    upload_text_column: str = "text"
+    upload_labels_column: str = "labels"
+    upload_split_column: str = ""
+    upload_id_column: str = ""
+    upload_title_column: str = ""
+    stopwords: str = "thesis"
+    stemming: str = "none"
+    min_df: int = 2
+    selection: str = "ig"
+    n_features: int = 30
+    scope: str = "local"
+    categories: tuple = ()
+    n_categories: int = 10
+    label: str = ""
+    classifiers: tuple = ("HBN-OR", "NB")
+    algorithm: str = "HBN-OR"
+    B_avg: int = pv.TABLE_4_1["HBN-AVG"][0]
+    alpha_avg: float = pv.TABLE_4_1["HBN-AVG"][1]
+    B_or: int = pv.TABLE_4_1["HBN-OR"][0]
+    alpha_or: float = pv.TABLE_4_1["HBN-OR"][1]
+    B_dep: int = pv.TABLE_4_1["HBN-DEP"][0]
+    alpha_dep: float = pv.TABLE_4_1["HBN-DEP"][1]
+    n_restarts: int = 64
+    random_state: int = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "categories", tuple(str(c) for c in self.categories))
+        object.__setattr__(self, "classifiers", tuple(str(c).upper() for c in self.classifiers))
+        object.__setattr__(self, "algorithm", str(self.algorithm).upper())
+        self._validate()
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self) -> None:
+        def choice(name, allowed):
+            v = getattr(self, name)
+            if v not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {v!r}")
+
+        def integer(name, lo, hi=None):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < lo or (hi is not None and v > hi):
+                rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
+                raise ValueError(f"{name} must be an integer {rng}, got {v!r}")
+
+        choice("corpus", CORPUS_SOURCES)
+        choice("stopwords", STOPWORDS)
+        choice("stemming", STEMMING)
+        choice("selection", SELECTION_METHODS)
+        choice("scope", SELECTION_SCOPES)
+        choice("algorithm", STRUCTURE_ALGORITHMS)
+        integer("synthetic_seed", 0)
+        integer("synthetic_size", 20, 200_000)
+        integer("min_df", 1)
+        integer("n_features", 1, 5000)
+        integer("n_categories", 1)
+        integer("n_restarts", 1, 1024)
+        integer("random_state", 0)
+        for c in ("avg", "or", "dep"):
+            integer(f"B_{c}", *B_RANGE)
+            a = getattr(self, f"alpha_{c}")
+            lo, hi, _ = ALPHA_RANGE[c]
+            if isinstance(a, bool) or not isinstance(a, (int, float)) or not lo <= a <= hi:
+                raise ValueError(f"alpha_{c} must be a number in [{lo}, {hi}], got {a!r}")
+        if not self.classifiers:
+            raise ValueError("classifiers must name at least one learner, got ()")
+        for c in self.classifiers:
+            if c not in CLASSIFIERS:
+                raise ValueError(f"classifiers: unknown learner {c!r}; expected names from {CLASSIFIERS}")
+        if self.corpus == "upload" and not self.upload_path:
+            raise ValueError("corpus='upload' needs upload_path (the stored upload), got ''")
+
+    # ------------------------------------------------------------------ derived settings
+    def structure_params(self, algorithm: str | None = None) -> tuple[int, float]:
+        """(B, alpha) of a structure learner (``HNB-x`` shares ``HBN-x``'s settings)."""
+        c = clustering_of(algorithm or self.algorithm)
+        return int(getattr(self, f"B_{c}")), float(getattr(self, f"alpha_{c}"))
+
+    def with_structure_params(self, algorithm: str, B: int, alpha: float) -> "ExperimentConfig":
+        c = clustering_of(algorithm)
+        return self.replace(**{f"B_{c}": int(B), f"alpha_{c}": float(alpha)})
+
+    def classifier_params(self, name: str) -> dict:
+        """Keyword settings for :func:`hbnlab.experiments.thesis.make_classifier`."""
+        name = name.upper()
+        if name in STRUCTURE_ALGORITHMS:
+            B, alpha = self.structure_params(name)
+            return {"B": B, "alpha": alpha, "n_restarts": self.n_restarts}
+        return {}
+
+    def corpus_spec(self) -> dict:
+        """Only the fields that decide which documents are loaded (a cache key)."""
+        spec = {"corpus": self.corpus}
+        if self.corpus == "synthetic":
+            spec.update(seed=self.synthetic_seed, size=self.synthetic_size)
+        elif self.corpus == "reuters":
+            spec["reuters_dir"] = self.reuters_dir
+        else:
+            spec["upload_path"] = self.upload_path
+            spec["options"] = self.upload_options()
+        return spec
+
+    def upload_options(self) -> dict:
+        """Reader keyword arguments for a table upload (only those that differ from the reader's
+        defaults, so a ZIP holding a folder-per-class tree gets none)."""
+        opts = {}
+        if self.upload_text_column != "text":
+            opts["text_column"] = self.upload_text_column
+        if self.upload_labels_column != "labels":
+            opts["labels_column"] = self.upload_labels_column
+        for key in ("split", "id", "title"):
+            v = getattr(self, f"upload_{key}_column")
+            if v:
+                opts[f"{key}_column"] = v
+        return opts
+
+    def indexing_dict(self) -> dict:
+        """Keyword arguments of :class:`hbnlab.text.IndexingConfig`."""
+        return {"stopwords": self.stopwords, "stemming": None if self.stemming == "none" else self.stemming,
+                "min_df": self.min_df}
+
+    def replace(self, **changes) -> "ExperimentConfig":
+        return dataclasses.replace(self, **changes)
+
+    # ------------------------------------------------------------------ serialisation
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["categories"] = list(self.categories)
+        d["classifiers"] = list(self.classifiers)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ExperimentConfig":
+        """Inverse of :meth:`to_dict`; unknown keys raise ValueError naming them."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"experiment config: unknown field(s) {unknown}; known fields are {sorted(known)}")
+        kw = dict(d)
+        for k in ("categories", "classifiers"):
+            if k in kw:
+                kw[k] = tuple(kw[k])
+        return cls(**kw)
+
+    def to_query(self) -> dict:
+        """Flat ``{name: str}`` of the fields that differ from the defaults (for ``st.query_params``).
+
+        Tuples are joined with commas (class and learner names never contain commas in the
+        corpora we read; :meth:`from_query` splits on them)."""
+        default = ExperimentConfig()
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if v == getattr(default, f.name):
+                continue
+            out[f.name] = ",".join(v) if isinstance(v, tuple) else str(v)
+        return out
+
+    @classmethod
+    def from_query(cls, query: dict) -> tuple["ExperimentConfig", list[str]]:
+        """Parse URL parameters; bad values are skipped (with a message each), never fatal.
+
+        Returns the config and the list of messages about the parameters that were ignored.
+        Parameters that are not config fields (other pages' own keys) are left alone.
+        """
+        types = {f.name: f.type for f in fields(cls)}
+        default = cls()
+        kw, problems = {}, []
+        for name, raw in query.items():
+            if name not in types:
+                continue
+            raw = raw[-1] if isinstance(raw, (list, tuple)) else raw
+            proto = getattr(default, name)
+            try:
+                if isinstance(proto, tuple):
+                    value = tuple(x for x in str(raw).split(",") if x)
+                elif isinstance(proto, bool):
+                    value = str(raw).lower() in ("1", "true", "yes")
+                elif isinstance(proto, int):
+                    value = int(raw)
+                elif isinstance(proto, float):
+                    value = float(raw)
+                else:
+                    value = str(raw)
+                probe = {name: value}
+                probe.setdefault("upload_path", "-")  # the corpus/upload_path rule is checked below
+                cls(**probe)  # validate this field on its own
+            except (TypeError, ValueError) as e:
+                problems.append(f"URL parameter {name}={raw!r} ignored: {e}")
+                continue
+            kw[name] = value
+        try:
+            return cls(**kw), problems
+        except ValueError as e:  # a combination that is invalid (e.g. upload without path)
+            problems.append(f"URL parameters ignored: {e}")
+            return cls(), problems
+
+
+__all__ = ["ExperimentConfig", "clustering_of", "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
+           "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
+           "SELECTION_SCOPES"]

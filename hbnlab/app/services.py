@@ -1,0 +1,562 @@
+"""What pages call: cached loaders, the job client, and the computations behind each page.
+
+Caching (Streamlit's guidance: ``st.cache_data`` for data, ``st.cache_resource`` for shared
+objects):
+
+* the corpus and the indexed experiment data are immutable once built (a frozen
+  :class:`~hbnlab.corpus.Corpus`; :class:`~hbnlab.experiments.tasks.ExperimentData` is never
+  mutated by the app) and large: on Reuters, ``st.cache_data``'s pickle round trip costs
+  ~0.35 s (corpus) + ~0.6 s (index) on *every* rerun, which would break the Structure page's
+  "well under a second" redraw.  They are therefore shared with ``st.cache_resource``
+  (read-only objects are thread-safe); everything derived from them (term tables, trees,
+  evaluation tables, explanations) is small and goes through ``st.cache_data``.
+* the run registry and the :class:`~hbnlab.jobs.LocalProcessRunner` are one per app process
+  and data home (``st.cache_resource``); the jobs themselves live in the registry on disk, so a
+  reload, a second tab or an app restart sees the same jobs.
+
+All heavy work (EM training, tuning grids) is submitted as background jobs
+(:mod:`hbnlab.experiments.tasks`); nothing here runs EM in the script thread.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+import uuid
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from hbnlab.app import analysis
+from hbnlab.app.config import ExperimentConfig
+from hbnlab.experiments import tasks as T
+
+#: Group of every workbench job (one workspace per data home: a second tab sees the same jobs).
+JOB_GROUP = "workbench"
+TASK_MODULE = "hbnlab.experiments.tasks"
+UPLOAD_TYPES = ("csv", "tsv", "tab", "jsonl", "ndjson", "parquet", "pq", "zip")
+#: Worker processes of the runner (the machine has 2 cores).
+MAX_WORKERS = int(os.environ.get("HBNLAB_MAX_WORKERS", "2"))
+
+
+# --------------------------------------------------------------------------- data home, jobs
+def data_home() -> Path:
+    """``$HBNLAB_DATA_HOME`` or ``./.hbnlab``."""
+    return T.data_home()
+
+
+def runs_dir() -> Path:
+    return data_home() / "runs"
+
+
+@st.cache_resource(show_spinner=False)
+def _job_client(home: str):
+    # One registry + runner per app process and data home.  hbnlab.jobs.local stops the
+    # runner at interpreter exit (running jobs become "interrupted", resumable).
+    from hbnlab.jobs.registry import RunRegistry
+    from hbnlab.jobs.runner import get_runner
+
+    registry = RunRegistry(Path(home) / "runs")
+    runner = get_runner(registry, backend="local", max_workers=MAX_WORKERS)
+    return registry, runner
+
+
+def registry():
+    """The run registry (SQLite under ``<data home>/runs``), one per app process."""
+    return _job_client(str(data_home()))[0]
+
+
+def runner():
+    """The background runner (worker processes), one per app process."""
+    return _job_client(str(data_home()))[1]
+
+
+def shutdown_jobs(*, interrupt: bool = True) -> None:
+    """Stop this process's runner, as an app exit does (running jobs become "interrupted")."""
+    _, r = _job_client(str(data_home()))
+    r.shutdown(wait=True, interrupt=interrupt)
+    _job_client.clear()
+
+
+def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage: str = "test",
+                 label: str | None = None) -> int:
+    """Submit a "train" job for ``classes`` x ``classifiers`` (defaults: the config's)."""
+    from hbnlab.jobs.spec import JobSpec
+
+    classifiers = list(classifiers or cfg.classifiers)
+    token = uuid.uuid4().hex  # names the job's checkpoint directory (not a modelling choice)
+    params = {"config": cfg.to_dict(), "classes": list(classes or []), "classifiers": classifiers, "stage": stage,
+              "checkpoint_dir": str(data_home() / "checkpoints" / token[:16])}
+    what = ", ".join(classifiers)
+    who = ", ".join(classes) if classes else "all classes"
+    spec = JobSpec("train", params, label=label or f"train {what} on {who}", group=JOB_GROUP,
+                   random_state=cfg.random_state, module=TASK_MODULE)
+    return runner().submit(spec)
+
+
+def submit_tune(cfg: ExperimentConfig, classifier: str, B_values, alpha_values, n_features_values=None,
+                classes=None) -> int:
+    """Submit a "tune" job: the grid on the training-0 / validation split."""
+    from hbnlab.jobs.spec import JobSpec
+
+    params = {"config": cfg.to_dict(), "classifier": classifier, "B_values": [int(b) for b in B_values],
+              "alpha_values": [float(a) for a in alpha_values],
+              "n_features_values": [int(n) for n in (n_features_values or [cfg.n_features])],
+              "classes": list(classes or [])}
+    label = (f"tune {classifier}: B {list(params['B_values'])} x alpha {list(params['alpha_values'])}"
+             f" x features {params['n_features_values']}")
+    spec = JobSpec("tune", params, label=label, group=JOB_GROUP, random_state=cfg.random_state, module=TASK_MODULE)
+    return runner().submit(spec)
+
+
+def list_jobs(kind: str | None = None, states=None) -> list:
+    """Job records of the workbench, newest first."""
+    recs = registry().list(group=JOB_GROUP, states=states)
+    if kind is not None:
+        recs = [r for r in recs if r.kind == kind]
+    return sorted(recs, key=lambda r: r.id, reverse=True)
+
+
+def get_job(job_id: int):
+    return registry().get(int(job_id))
+
+
+def cancel_job(job_id: int) -> None:
+    """Request a cancel; the EM loop sees it between iterations (within a second)."""
+    runner().cancel(int(job_id))
+
+
+def retry_job(job_id: int) -> None:
+    """Run a failed / cancelled / interrupted job again (a new attempt of the same id)."""
+    runner().retry(int(job_id))
+
+
+def resume_job(job_id: int) -> None:
+    """Resume an interrupted job: finished units are reused from its checkpoint."""
+    runner().resume(int(job_id))
+
+
+def delete_job(job_id: int) -> None:
+    registry().delete(int(job_id))
+
+
+def job_logs(job_id: int) -> list[str]:
+    return [f"[attempt {e.attempt}] {e.message}" for e in registry().logs(int(job_id))]
+
+
+def job_counts() -> dict:
+    return registry().counts(group=JOB_GROUP)
+
+
+def read_artifact(digest: str) -> bytes:
+    return registry().read_artifact(digest)
+
+
+# --------------------------------------------------------------------------- corpus
+_PRIMED: dict = {}
+_SEEN: set = set()
+_PRIME_LOCK = threading.Lock()
+
+
+@st.cache_resource(show_spinner=False, max_entries=6)
+def _corpus(spec_json: str):
+    primed = _PRIMED.pop(spec_json, None)
+    return primed if primed is not None else T.corpus_from_spec(json.loads(spec_json))
+
+
+def load_corpus(cfg: ExperimentConfig, progress=None):
+    """The config's corpus (cached and shared; see the module docstring).  Raises CorpusError.
+
+    ``progress(fraction, message)`` is called while a corpus is parsed for the first time in
+    this process (cached functions cannot drive a progress bar created outside them, so the
+    first load runs here and is handed to the cache).
+    """
+    spec_json = json.dumps(cfg.corpus_spec(), sort_keys=True)
+    if progress is not None and spec_json not in _SEEN:
+        with _PRIME_LOCK:
+            if spec_json not in _SEEN and spec_json not in _PRIMED:
+                _PRIMED[spec_json] = T.corpus_from_spec(cfg.corpus_spec(), progress=progress)
+    corpus = _corpus(spec_json)
+    _SEEN.add(spec_json)
+    return corpus
+
+
+def fetch_reuters(progress) -> Path:
+    """Download (or find) Reuters-21578 in the cache; verified by SHA-256."""
+    from hbnlab.corpus import fetch_reuters21578
+
+    return Path(fetch_reuters21578(progress=progress))
+
+
+def store_upload(data: bytes, filename: str, options: dict | None = None) -> Path:
+    """Check an upload with the safe readers, then keep it under the data home.
+
+    The file is parsed first (:func:`hbnlab.corpus.load_upload`, which never half-loads, with
+    the reader ``options`` of the config's upload columns), so a bad file raises its CorpusError
+    and nothing is stored.  Returns the stored path (the worker
+    reads it from there).
+    """
+    from hbnlab.corpus import load_upload
+    from hbnlab.export.atomic import write_bytes_atomic
+
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(filename).name).strip("._") or "upload"
+    digest = hashlib.sha256(data).hexdigest()[:16]
+    path = data_home() / "uploads" / digest / safe
+    checked = (str(path), json.dumps(options or {}, sort_keys=True))
+    if checked not in _CHECKED_UPLOADS or not path.is_file():
+        load_upload(data, filename, **dict(options or {}))
+        if not path.is_file():
+            write_bytes_atomic(path, data)
+        _CHECKED_UPLOADS.add(checked)
+    return path
+
+
+_CHECKED_UPLOADS: set = set()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def corpus_overview(spec_json: str) -> dict:
+    return analysis.corpus_overview(_corpus(spec_json))
+
+
+def overview(cfg: ExperimentConfig) -> dict:
+    """Counts, class table, labels per document and lengths of the config's corpus."""
+    return corpus_overview(json.dumps(cfg.corpus_spec(), sort_keys=True))
+
+
+def search_documents(cfg: ExperimentConfig, query: str = "", split: str = "all", limit: int = 200) -> pd.DataFrame:
+    return _search(json.dumps(cfg.corpus_spec(), sort_keys=True), query, split, limit)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _search(spec_json: str, query: str, split: str, limit: int) -> pd.DataFrame:
+    return analysis.search_documents(_corpus(spec_json), query, split=split, limit=limit)
+
+
+@st.cache_resource(show_spinner=False, max_entries=6)
+def _doc_index(spec_json: str) -> dict:
+    return {d.id: k for k, d in enumerate(_corpus(spec_json).documents)}
+
+
+def document(cfg: ExperimentConfig, doc_id: str):
+    """The document with this id (KeyError naming it otherwise)."""
+    spec_json = json.dumps(cfg.corpus_spec(), sort_keys=True)
+    corpus = load_corpus(cfg)
+    k = _doc_index(spec_json).get(doc_id)
+    if k is None:
+        raise KeyError(f"document id {doc_id!r} is not in corpus {corpus.name!r}")
+    return corpus.documents[k]
+
+
+# --------------------------------------------------------------------------- experiment data
+def _experiment_key(cfg: ExperimentConfig) -> str:
+    keep = {k: v for k, v in cfg.to_dict().items()
+            if k in ("corpus", "synthetic_seed", "synthetic_size", "reuters_dir", "upload_path", "stopwords",
+                     "stemming", "min_df", "selection", "categories", "n_categories")}
+    keep.update(cfg.corpus_spec())
+    return json.dumps(keep, sort_keys=True)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _experiment(key: str):
+    cfgd = json.loads(key)
+    spec = T.corpus_spec_of(cfgd)
+    return T.prepare_experiment(cfgd, corpus=_corpus(json.dumps(spec, sort_keys=True)))
+
+
+def experiment(cfg: ExperimentConfig):
+    """Indexed corpus + term scores for the config (cached and shared)."""
+    return _experiment(_experiment_key(cfg))
+
+
+def current_label(cfg: ExperimentConfig) -> str:
+    """The class the pages focus on: ``cfg.label`` if it is a category, else the first one."""
+    cats = experiment(cfg).categories
+    return cfg.label if cfg.label in cats else cats[0]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _feature_table(key: str, label: str, n_features: int, scope: str) -> pd.DataFrame:
+    return analysis.feature_table(_experiment(key), label, n_features, scope)
+
+
+def feature_table(cfg: ExperimentConfig, label: str) -> pd.DataFrame:
+    """The selected terms of ``label`` with their scores and document frequencies."""
+    return _feature_table(_experiment_key(cfg), label, cfg.n_features, cfg.scope)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _feature_overview(key: str, n_features: int, scope: str) -> pd.DataFrame:
+    return analysis.selected_terms_overview(_experiment(key), n_features, scope)
+
+
+def feature_overview(cfg: ExperimentConfig) -> pd.DataFrame:
+    """One column per class: its selected terms, best first."""
+    return _feature_overview(_experiment_key(cfg), cfg.n_features, cfg.scope)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _structure(key: str, label: str, algorithm: str, B: int, alpha: float, n_features: int, scope: str) -> dict:
+    tree = T.build_structure(_experiment(key), label, algorithm, B, alpha, n_features, scope)
+    return {"dot": analysis.stable_tree_dot(tree), "text": tree.to_text(), "tree": tree.to_dict(),
+            "summary": analysis.tree_summary(tree)}
+
+
+def structure(cfg: ExperimentConfig, label: str, algorithm: str | None = None) -> dict:
+    """The tree (structure only, no EM) of ``label`` for the config's algorithm, B and alpha:
+    ``{"dot", "text", "tree", "summary"}``."""
+    algorithm = algorithm or cfg.algorithm
+    B, alpha = cfg.structure_params(algorithm)
+    return _structure(_experiment_key(cfg), label, algorithm, B, alpha, cfg.n_features, cfg.scope)
+
+
+def tree_dot(dot: str, left_to_right: bool) -> str:
+    """DOT source laid out left to right (legible for wide trees) or top-down."""
+    return analysis.dot_layout(dot, "LR" if left_to_right else "TB")
+
+
+# --------------------------------------------------------------------------- trained models
+def finished_train_jobs() -> list:
+    return [r for r in list_jobs("train") if r.state == "done" and r.result]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _scores(digest: str):
+    return T.scores_from_bytes(read_artifact(digest))
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _model(digest: str):
+    return T.load_model(read_artifact(digest))
+
+
+def _outputs_key(job_id: int) -> str:
+    rec = get_job(job_id)
+    if rec.state != "done" or not rec.result:
+        raise ValueError(f"job {job_id} is {rec.state}; evaluation needs a finished training job")
+    if rec.kind != "train":
+        raise ValueError(f"job {job_id} is a {rec.kind!r} job; evaluation needs a training job")
+    return rec.result["scores"]
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _train_outputs(job_id: int, digest: str) -> analysis.TrainOutputs:
+    res = get_job(job_id).result
+    cfg = ExperimentConfig.from_dict(res["config"])
+    S, doc_ids, columns = _scores(digest)
+    return analysis.TrainOutputs.build(job_id, res, S, doc_ids, columns, experiment(cfg))
+
+
+def train_outputs(job_id: int) -> analysis.TrainOutputs:
+    """Scores, labels and unit records of a finished train job, aligned with the experiment
+    (cached, read-only)."""
+    return _train_outputs(int(job_id), _outputs_key(job_id))
+
+
+def unit_model(digest: str):
+    """``(estimator, metadata)`` of a stored model (the app's own artifact)."""
+    return _model(digest)
+
+
+def model_bytes(digest: str) -> bytes:
+    return read_artifact(digest)
+
+
+def em_traces(job_id: int) -> dict:
+    """``{"class|classifier": [trace per restart]}`` of a finished train job."""
+    rec = get_job(job_id)
+    out = {}
+    for u in (rec.result or {}).get("units", []):
+        if u.get("traces"):
+            runs = json.loads(read_artifact(u["traces"]).decode("utf-8"))
+            if runs:
+                out[f"{u['classifier']} · {u['class']}"] = runs
+    return out
+
+
+def explain(job_id: int, unit_key: str, doc_id: str) -> analysis.Explanation:
+    """Why did the model of ``unit_key`` ("class|classifier") score ``doc_id`` as it did?"""
+    out = train_outputs(job_id)
+    unit = out.unit(unit_key)
+    est, meta = unit_model(unit["model"])
+    cfg = ExperimentConfig.from_dict(out.result["config"])
+    data = experiment(cfg)
+    doc = document(cfg, doc_id)
+    return analysis.explain_document(est, data, doc, label=unit["class"], classifier=unit["classifier"])
+
+
+# --------------------------------------------------------------------------- export
+def export_tables(job_id: int) -> dict[str, bytes]:
+    """CSV files of a finished train job: breakeven, ranking measures, per-document scores."""
+    out = train_outputs(job_id)
+    return analysis.export_tables(out)
+
+
+def markdown_report(job_id: int) -> str:
+    out = train_outputs(job_id)
+    return analysis.markdown_report(out, get_job(job_id))
+
+
+def html_report(job_id: int) -> str | None:
+    """The export issue's self-contained HTML report of a training job (the hook), or None when
+    :mod:`hbnlab.export.report` is not installed (the page then offers the Markdown report)."""
+    return _html_report(int(job_id), _outputs_key(job_id))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _html_report(job_id: int, digest: str) -> str | None:
+    try:
+        from hbnlab.export import report as rep  # written by the export issue
+    except ImportError:
+        return None
+    out = _train_outputs(job_id, digest)
+    if hasattr(rep, "build_report") and hasattr(rep, "ExperimentResult"):
+        traces, trees = {}, {}
+        for u in out.units:
+            key = f"{u['class']}|{u['classifier']}"
+            if u.get("traces"):
+                traces[key] = json.loads(read_artifact(u["traces"]).decode("utf-8"))
+            est, _ = unit_model(u["model"])
+            if getattr(est, "tree_", None) is not None:
+                trees[key] = est.tree_.to_dict()
+        return rep.build_report(analysis.experiment_result(out, traces, trees))
+    fn = getattr(rep, "workbench_report_html", None)
+    return None if fn is None else fn(analysis.report_payload(out, get_job(job_id)))
+
+
+def clear_caches() -> None:
+    """Forget cached corpora and experiments (after a new upload replaces a file)."""
+    _corpus.clear()
+    _doc_index.clear()
+    _experiment.clear()
+    _SEEN.clear()
+    st.cache_data.clear()
+
+
+
+# --------------------------------------------------------------------------- learners on offer
+from hbnlab.app.config import CLASSIFIERS as ALL_CLASSIFIERS  # noqa: E402
+
+_LEARNER_MODULES = {
+    "HBN": "hbnlab.models.hbn", "HNB": "hbnlab.models.hbn", "NB": "hbnlab.models.naive_bayes",
+    "SVM": "hbnlab.models.svm", "OR": "hbnlab.models.or_gate", "MNB": "hbnlab.models.multinomial_nb",
+    "ROCCHIO": "hbnlab.models.rocchio", "KDB": "hbnlab.models.kdb", "GREEDY": "hbnlab.models.greedy_hnb",
+}
+
+
+@st.cache_data(show_spinner=False, ttl=60)
+def available_classifiers() -> list[str]:
+    """The learner rows whose module is installed (the neighbours land over time)."""
+    import importlib.util
+
+    out = []
+    for name in ALL_CLASSIFIERS:
+        module = _LEARNER_MODULES[name.split("-")[0]]
+        try:
+            if importlib.util.find_spec(module) is not None:
+                out.append(name)
+        except ImportError:
+            continue
+    return out
+
+
+# --------------------------------------------------------------------------- tuning
+def alpha_grid(clustering: str) -> list[float]:
+    """The thesis's first-phase alpha grid of a clustering (Tables 4.2-4.4)."""
+    from hbnlab.experiments.reproduce import ALPHA_GRIDS
+
+    return list(ALPHA_GRIDS[clustering])
+
+
+def parse_alpha_values(text: str, clustering: str) -> list[float]:
+    """``"0, 0.05, 0.1"`` -> floats in the algorithm's alpha range; errors name the bad item."""
+    from hbnlab.app.config import ALPHA_RANGE
+
+    lo, hi, _ = ALPHA_RANGE[clustering]
+    out = []
+    for item in str(text).replace(";", ",").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            v = float(item)
+        except ValueError:
+            raise ValueError(f"alpha values: {item!r} is not a number") from None
+        if not lo <= v <= hi:
+            raise ValueError(f"alpha values: {v:g} is outside [{lo:g}, {hi:g}] for {clustering.upper()}")
+        out.append(v)
+    if not out:
+        raise ValueError("alpha values: give at least one number")
+    return sorted(set(out))
+
+
+def tuning_cells(job_id: int) -> pd.DataFrame:
+    return analysis.tuning_frame(get_job(job_id).result)
+
+
+def config_with_cell(result: dict) -> ExperimentConfig:
+    """The tuning job's config with its best B, alpha and number of terms for its algorithm."""
+    best = result["best"]
+    algo = result["classifier"]
+    cfg = ExperimentConfig.from_dict(result["config"])
+    return cfg.with_structure_params(algo, best["B"], best["alpha"]).replace(n_features=int(best["n_features"]))
+
+
+# --------------------------------------------------------------------------- evaluation tables
+@st.cache_data(show_spinner=False, max_entries=32)
+def _breakeven_table(job_id: int, digest: str) -> pd.DataFrame:
+    return _train_outputs(job_id, digest).breakeven_frame()
+
+
+def breakeven_table(job_id: int) -> pd.DataFrame:
+    """Breakeven (%) per class x classifier with micro / macro rows (and thesis columns)."""
+    return _breakeven_table(int(job_id), _outputs_key(job_id))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _ranking_table(job_id: int, digest: str) -> pd.DataFrame:
+    return _train_outputs(job_id, digest).ranking_frame()
+
+
+def ranking_table(job_id: int) -> pd.DataFrame:
+    """Micro / macro breakeven, 11-point average precision, F1@k per classifier (%)."""
+    return _ranking_table(int(job_id), _outputs_key(job_id))
+
+
+def pr_curves(job_id: int, label: str) -> dict:
+    out = train_outputs(job_id)
+    return {name: out.pr_curve(label, name) for name in out.classifiers}
+
+
+def threshold_stats(job_id: int, label: str, classifier: str, threshold: float) -> dict:
+    return train_outputs(job_id).threshold_stats(label, classifier, threshold)
+
+
+def threshold_curve(job_id: int, label: str, classifier: str):
+    return train_outputs(job_id).threshold_curve(label, classifier)
+
+
+# --------------------------------------------------------------------------- explain / export helpers
+MODEL_SUFFIX = "hbnlab"
+MODEL_FORMAT_NOTE = ("hbnlab model files (.hbnlab: JSON + arrays in a ZIP, no pickle) with the indexing settings "
+                     "and vocabulary: hbnlab.export.load_model(path).predict_proba_texts([...]) classifies raw text.")
+
+
+def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFrame:
+    """Evaluation documents by decreasing score of one model, optionally filtered by id / text."""
+    out = train_outputs(job_id)
+    label, classifier = unit_key.split("|")
+    df = out.ranked_documents(label, classifier, limit=len(out.doc_ids))
+    q = (query or "").strip()
+    if q:
+        cfg = ExperimentConfig.from_dict(out.result["config"])
+        hits = search_documents(cfg, q, split="all", limit=10**9)
+        df = df[df["doc_id"].isin(set(hits["id"]))]
+    return df.reset_index(drop=True)
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in (
+    "annotations", "hashlib", "json", "os", "re", "threading", "uuid", "pd", "st", "Path")]

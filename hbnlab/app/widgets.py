@@ -1,0 +1,233 @@
+"""Reusable Streamlit pieces: the page frame, the corpus badge, pickers and the live job table."""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+
+import streamlit as st
+
+from hbnlab.app import analysis, services, state
+from hbnlab.app.config import ExperimentConfig
+
+ACTIVE = ("queued", "running")
+
+
+# --------------------------------------------------------------------------- frame
+def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
+    """Title, one-shot messages and the sidebar corpus badge; returns the session's config."""
+    cfg = state.get_config()
+    st.title(title)
+    if intro:
+        st.caption(intro)
+    for msg in state.config_warnings():
+        st.warning(msg)
+    flash = state.pop_flash()
+    if flash:
+        kind, msg = flash
+        getattr(st, kind, st.info)(msg)
+    sidebar_status(cfg)
+    return cfg
+
+
+def corpus_description(cfg: ExperimentConfig) -> str:
+    if cfg.corpus == "synthetic":
+        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents) — {analysis.SYNTHETIC_BADGE}"
+    if cfg.corpus == "reuters":
+        return "Reuters-21578 ModApte"
+    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+
+
+def sidebar_status(cfg: ExperimentConfig) -> None:
+    with st.sidebar:
+        st.markdown("**Current experiment**")
+        if cfg.corpus == "synthetic":
+            st.warning(f"Corpus: {corpus_description(cfg)}", icon=":material/science:")
+        else:
+            st.info(f"Corpus: {corpus_description(cfg)}")
+        st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
+        try:
+            counts = services.job_counts()
+        except Exception:  # noqa: BLE001 - the sidebar must never break a page
+            counts = {}
+        running, queued = counts.get("running", 0), counts.get("queued", 0)
+        if running or queued:
+            st.caption(f"Background jobs: {running} running, {queued} queued")
+
+
+def synthetic_notice(synthetic: bool) -> None:
+    """The banner every view of synthetic data carries."""
+    if synthetic:
+        st.warning(f"{analysis.SYNTHETIC_BADGE}: documents are drawn from a planted hierarchical model "
+                   "with pseudo-words; numbers here say nothing about real text.", icon=":material/science:")
+
+
+def show_error(exc: BaseException) -> None:
+    """A reader or settings error as a readable message (never a traceback)."""
+    st.error(str(exc) or type(exc).__name__, icon=":material/error:")
+
+
+@contextmanager
+def readable_errors(stop: bool = True):
+    """Show CorpusError / ValueError / missing-module errors as messages; stop the page."""
+    from hbnlab.corpus import CorpusError
+
+    try:
+        yield
+    except (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError) as exc:
+        show_error(exc)
+        if stop:
+            st.stop()
+    except ImportError as exc:
+        st.info(f"This part of hbnlab is not installed yet: {exc}")
+        if stop:
+            st.stop()
+
+
+def load_corpus(cfg: ExperimentConfig):
+    """The corpus of ``cfg`` or a readable error and a stopped page."""
+    with readable_errors():
+        if cfg.corpus == "reuters":
+            with st.spinner("Parsing Reuters-21578 (about 2 s) ..."):
+                return services.load_corpus(cfg)
+        return services.load_corpus(cfg)
+
+
+def load_experiment(cfg: ExperimentConfig):
+    """Indexed corpus + term scores of ``cfg`` or a readable error and a stopped page."""
+    load_corpus(cfg)
+    with readable_errors():
+        with st.spinner("Indexing and scoring terms ..."):
+            return services.experiment(cfg)
+
+
+# --------------------------------------------------------------------------- pickers
+def class_picker(cfg: ExperimentConfig, data, *, key: str, label: str = "Class") -> str:
+    """Select the focus class (stored as ``cfg.label``)."""
+    cats = data.categories
+    current = cfg.label if cfg.label in cats else cats[0]
+    choice = st.selectbox(label, cats, index=cats.index(current), key=key)
+    if choice != cfg.label:
+        state.update_config(label=choice)
+    return choice
+
+
+def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str | None = None):
+    """Select one of ``jobs`` (newest first); remembers the choice in ``session_key``."""
+    if not jobs:
+        return None
+    ids = [r.id for r in jobs]
+    remembered = state.recall(session_key) if session_key else None
+    index = ids.index(remembered) if remembered in ids else 0
+
+    def fmt(i):
+        r = next(j for j in jobs if j.id == i)
+        return f"#{r.id} · {r.label}"
+
+    chosen = st.selectbox(label, ids, index=index, format_func=fmt, key=key)
+    if session_key:
+        state.remember(session_key, chosen)
+    return chosen
+
+
+def unit_picker(outputs, *, key: str, label: str = "Model") -> str:
+    """Select one trained unit ``"class|classifier"`` of a train job."""
+    return st.selectbox(label, outputs.columns, key=key, format_func=lambda k: k.replace("|", " · "))
+
+
+# --------------------------------------------------------------------------- jobs
+def _job_actions(records, key: str) -> None:
+    ids = [r.id for r in records]
+    if not ids:
+        return
+    c1, c2, c3, c4, c5 = st.columns([2, 1, 1, 1, 1], vertical_alignment="bottom")
+    jid = c1.selectbox("Job", ids, key=f"{key}_job", format_func=lambda i: f"#{i}")
+    rec = next(r for r in records if r.id == jid)
+    if c2.button("Cancel", key=f"{key}_cancel", disabled=rec.state not in ACTIVE, icon=":material/stop:"):
+        services.cancel_job(jid)
+        st.toast(f"Cancel requested for job #{jid}")
+    if c3.button("Retry", key=f"{key}_retry", disabled=rec.state not in ("failed", "cancelled", "interrupted"),
+                 icon=":material/replay:"):
+        services.retry_job(jid)
+        st.toast(f"Job #{jid} queued again")
+    if c4.button("Resume", key=f"{key}_resume", disabled=rec.state != "interrupted", icon=":material/play_arrow:"):
+        services.resume_job(jid)
+        st.toast(f"Job #{jid} resumed")
+    if c5.button("Delete", key=f"{key}_delete", disabled=rec.state in ACTIVE, icon=":material/delete:"):
+        services.delete_job(jid)
+        st.rerun(scope="app")
+    with st.expander(f"Log of job #{jid}"):
+        lines = services.job_logs(jid)
+        if rec.error:
+            st.error(rec.error.strip().splitlines()[-1])
+        st.code("\n".join(lines[-200:]) or "(no log lines yet)", language=None)
+
+
+def job_table(*, kind: str | None = None, key: str = "jobs", actions: bool = True, limit: int = 30) -> None:
+    """The live job table: state, progress bar, restart / iteration / log-likelihood, elapsed,
+    estimated remaining; cancel, retry, resume and delete.  Refreshed by a fragment every
+    second while jobs are active (every 5 s otherwise, to notice jobs from another tab)."""
+    try:
+        active = any(r.state in ACTIVE for r in services.list_jobs(kind))
+    except Exception as exc:  # noqa: BLE001 - a broken registry is shown, not raised
+        show_error(exc)
+        return
+
+    @st.fragment(run_every=1.0 if active else 5.0)
+    def _table():
+        records = services.list_jobs(kind)[:limit]
+        now_active = {r.id for r in records if r.state in ACTIVE}
+        seen = st.session_state.get(f"{key}_active")
+        st.session_state[f"{key}_active"] = now_active
+        if seen is not None and seen - now_active:
+            st.rerun(scope="app")  # a job finished: refresh what depends on it
+        if not records:
+            st.caption("No jobs yet.")
+            return
+        df = analysis.jobs_frame(records)
+        st.dataframe(df, hide_index=True, key=f"{key}_df", column_config={
+            "progress": st.column_config.ProgressColumn("progress", min_value=0.0, max_value=1.0, format="percent"),
+            "what": st.column_config.TextColumn("what", width="medium"),
+            "detail": st.column_config.TextColumn("restart · iteration · log-likelihood", width="large"),
+        })
+        st.caption(f"Updated {time.strftime('%H:%M:%S')} · jobs run in background worker processes; "
+                   "this page stays usable and a reload loses nothing.")
+        if actions:
+            _job_actions(records, key)
+
+    _table()
+
+
+def live_em_traces(*, key: str = "live_em") -> None:
+    """While a training job runs: the best EM log-likelihood per iteration of each of its
+    models so far (the worker writes one point per EM iteration)."""
+    from hbnlab.app import charts
+
+    if not any(r.state in ACTIVE for r in services.list_jobs("train")):
+        return
+
+    @st.fragment(run_every=1.0)
+    def _plot():
+        recs = [r for r in services.list_jobs("train") if r.state == "running"]
+        if not recs:
+            st.caption("Live EM traces appear here while a training job runs.")
+            return
+        rec = recs[0]
+        series = services.registry().traces(rec.id)
+        if not series:
+            st.caption(f"Job #{rec.id}: waiting for the first EM iteration ...")
+            return
+        runs = {name.replace("|", " · "): [[v for _, v in pts]] for name, pts in series.items()}
+        st.plotly_chart(charts.em_traces(runs, title=f"Job #{rec.id} (running): best log-likelihood per EM "
+                                         "iteration"), key=f"{key}_chart")
+
+    _plot()
+
+
+def wait_note(job_id: int) -> None:
+    st.info(f"Job #{job_id} is running in the background; its progress is in the table below.",
+            icon=":material/hourglass_top:")
+
+
+__all__ = ["page_frame", "sidebar_status", "synthetic_notice", "show_error", "readable_errors", "load_corpus",
+           "load_experiment", "class_picker", "job_picker", "unit_picker", "job_table", "corpus_description",
+           "wait_note", "live_em_traces"]

@@ -1,0 +1,422 @@
+"""Multi-restart EM for HBN and HNB classifiers (thesis sec. 3.2 and 3.3).
+
+In the manner of pomegranate v1, EM is three small pieces:
+
+* :func:`e_step` -- expected sufficient statistics (expected family counts) and the
+  log-likelihood of the current parameters, by exact message passing on the tree
+  (:mod:`hbnlab.bn.kernels`);
+* :func:`m_step` -- statistics (+ an optional Dirichlet pseudo-count) to tables;
+* :func:`fit_em` -- only the convergence loop.
+
+The class and all features are observed, the hidden nodes are latent.  Documents are
+collapsed to distinct (feature pattern, class) rows with counts, and all restarts run as one
+batch: every table has a leading restart axis ``R``.  A restart that has converged is frozen
+(masked out of the batch) while the others go on.
+
+Thesis set-up (sec. 3.2, after fig. 3.4; sec. 3.3): 64 restarts [CH97]; random initial tables
+for the hidden nodes (each row uniform on the simplex, i.e. Dirichlet(1)); the class table of
+an HBN starts uniform (0.5 / 0.5 for every parent configuration); HBN feature marginals are
+fixed at the feature frequencies (Proposition 2: that is their maximum-likelihood value and
+the conditional likelihood does not depend on them); for an HNB the feature tables are random
+too and the class prior starts uniform; EM stops when the log-likelihood gains less than a
+threshold (1e-4); the restart with the best log-likelihood is kept.
+
+Stopping rule (the thesis's footnote says only "the difference between the log likelihood for
+two successive iterations"; its EM was HUGIN's, whose tolerance is on the *relative*
+difference of the log-likelihood of the cases, i.e. log P(c, f)):
+
+* ``stopping="absolute"``: stop when ``LL_t - LL_{t-1} < tol``;
+* ``stopping="relative"``: stop when ``LL_t - LL_{t-1} < tol * |LL_{t-1}|``;
+* ``criterion="full"``: ``LL = sum log P(c, f)``; for an HBN this is the conditional
+  log-likelihood plus the constant ``K`` of Proposition 1 (the feature marginals), so a relative
+  rule on it is much looser than on the conditional one;
+* ``criterion="conditional"``: ``LL = sum log P(c | f)``.  For an HBN it differs from the full
+  one by a constant and is non-decreasing under EM; for an HNB it is not what EM maximises and
+  may decrease (the rule then stops at the first decrease).
+
+A restart also stops when the gain is <= 0 (a fixed point), or after ``max_iter`` M-steps.
+
+M-step rule for a table row whose expected count is zero (a parent configuration that never
+occurs in the training data, e.g. a combination of feature values no document has): the row
+is set to **uniform** (0.5 / 0.5).  Such a row does not enter the expected complete-data
+log-likelihood, so any value keeps EM monotone; uniform means "no information" when the
+configuration is met at prediction time, where keeping the previous value would keep a random
+initial value.  With ``pseudo_count > 0`` no row is ever empty.
+
+References
+----------
+G. Karčiauskas, Text Categorization Using Hierarchical Bayesian Network Classifiers, MSc thesis,
+Aalborg University, 2002, sec. 3.2-3.3.
+D. M. Chickering and D. Heckerman, Efficient approximations for the marginal likelihood of
+Bayesian networks with hidden variables, Machine Learning 29, 1997 [CH97].
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from hbnlab.bn import kernels as K
+from hbnlab.bn.params import TreeParameters, cpt_shape
+from hbnlab.bn.structure import CLASS, FEATURE, HIDDEN, TreeStructure
+
+STOPPING = ("absolute", "relative")
+CRITERIA = ("full", "conditional")
+
+
+class EMCancelled(RuntimeError):
+    """Raised by :func:`fit_em` when ``should_stop()`` returned True; ``.result`` holds the
+    best parameters reached so far (an :class:`EMResult` with ``cancelled=True``)."""
+
+    def __init__(self, result):
+        super().__init__("EM was cancelled by should_stop()")
+        self.result = result
+
+
+@dataclass
+class SufficientStatistics:
+    """What the E-step returns for a batch of ``R`` parameter sets.
+
+    Attributes
+    ----------
+    counts : dict node -> ndarray
+        Expected family counts, shaped like the batched table of the node, ``(R, *cpt_shape)``:
+        ``counts[i][r, x, s]`` is the expected number of documents with node ``i`` in state
+        ``s`` and its parent configuration ``x``.  Nodes whose tables EM does not learn (HBN
+        features) are absent.
+    log_likelihood : ndarray (R,)
+        ``sum log P(c, f)`` under the parameters the statistics were computed with.
+    conditional_log_likelihood : ndarray (R,)
+        ``sum log P(c | f)``.
+    """
+
+    counts: dict
+    log_likelihood: np.ndarray
+    conditional_log_likelihood: np.ndarray
+
+
+@dataclass
+class EMResult:
+    """Outcome of :func:`fit_em`.
+
+    Attributes
+    ----------
+    params : TreeParameters
+        The best restart's parameters.
+    best_restart : int
+    log_likelihood : float
+        The best restart's final value of the stopping criterion.
+    traces : list of ndarray
+        Per restart, the criterion log-likelihood of every evaluated parameter set
+        (``traces[r][t]`` after ``t`` M-steps; length ``n_iter[r] + 1``).
+    n_iter : ndarray of int (R,)
+        M-steps performed per restart.
+    converged : ndarray of bool (R,)
+        Whether the stopping rule fired before ``max_iter``.
+    seconds : ndarray (R,)
+        Wall-clock seconds from the start of the batch until the restart stopped (the restarts
+        share one batch, so this is the time each one was running).
+    total_seconds : float
+    full_log_likelihood, conditional_log_likelihood : ndarray (R,)
+        Final values of both criteria per restart.
+    settings : dict
+    cancelled : bool
+    """
+
+    params: TreeParameters
+    best_restart: int
+    log_likelihood: float
+    traces: list
+    n_iter: np.ndarray
+    converged: np.ndarray
+    seconds: np.ndarray
+    total_seconds: float
+    full_log_likelihood: np.ndarray
+    conditional_log_likelihood: np.ndarray
+    settings: dict = field(default_factory=dict)
+    cancelled: bool = False
+
+    @property
+    def n_restarts(self) -> int:
+        return len(self.traces)
+
+    def to_dict(self) -> dict:
+        """JSON-able summary (parameters included)."""
+        return {
+            "params": self.params.to_dict(),
+            "best_restart": int(self.best_restart),
+            "log_likelihood": float(self.log_likelihood),
+            "traces": [t.tolist() for t in self.traces],
+            "n_iter": self.n_iter.tolist(),
+            "converged": self.converged.tolist(),
+            "seconds": self.seconds.tolist(),
+            "total_seconds": float(self.total_seconds),
+            "full_log_likelihood": self.full_log_likelihood.tolist(),
+            "conditional_log_likelihood": self.conditional_log_likelihood.tolist(),
+            "settings": dict(self.settings),
+            "cancelled": bool(self.cancelled),
+        }
+
+
+# ============================================================================ data
+@dataclass
+class EMData:
+    """Training data collapsed for EM: a plan over the distinct (pattern, class) rows."""
+
+    plan: K.TreePlan
+    y: np.ndarray
+    counts: np.ndarray
+    n_documents: int
+
+    @classmethod
+    def from_documents(cls, tree: TreeStructure, X, y, sample_weight=None) -> "EMData":
+        y = np.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"y must be a 1-D vector of 0/1 labels, got shape {y.shape}")
+        values = np.unique(y)
+        if not set(values.tolist()) <= {0, 1}:
+            raise ValueError(f"y must hold 0/1 labels, got values {values[:5].tolist()}")
+        data = K.collapse_patterns(X, y, n_columns=tree.n_features, sample_weight=sample_weight)
+        return cls(K.TreePlan(tree, data.U), data.y, data.counts, data.n_documents)
+
+    @property
+    def tree(self) -> TreeStructure:
+        return self.plan.tree
+
+
+# ============================================================================ pieces
+def initial_parameters(data: EMData, n_restarts: int, random_state=None, init=None, pseudo_count: float = 0.0):
+    """Batched starting tables, ``list`` of ``(R, *cpt_shape)`` arrays (thesis sec. 3.2 / 3.3).
+
+    Hidden rows (and HNB feature rows) are uniform on the simplex; the HBN class table and the
+    HNB class prior are 0.5 / 0.5; HBN feature marginals are the (pseudo-count smoothed)
+    feature frequencies.  ``init`` (a TreeParameters or a list of them) replaces the first
+    restarts; for an HBN their feature marginals are still set to the frequencies.
+    """
+    tree = data.tree
+    rng = check_random_state(random_state)
+    R = int(n_restarts)
+    cpts = []
+    if tree.direction == "hbn":
+        n = data.counts.sum()
+        n1 = data.counts @ data.plan.U.astype(np.float64)
+    for i in range(tree.n_nodes):
+        shape = cpt_shape(tree, i)
+        kind = tree.kind[i]
+        if tree.direction == "hbn" and kind == FEATURE:
+            p1 = (n1[tree.feature[i]] + pseudo_count) / (n + 2 * pseudo_count) if n + 2 * pseudo_count > 0 else 0.5
+            t = np.broadcast_to(np.array([1.0 - p1, p1]), (R, 2)).copy()
+        elif kind == CLASS:
+            t = np.full((R, *shape), 0.5)
+        else:
+            # hidden nodes (both directions) and HNB features: Dirichlet(1) rows
+            p1 = rng.random_sample((R, *shape[:-1]))
+            t = np.stack([1.0 - p1, p1], axis=-1)
+        cpts.append(t)
+    if init is not None:
+        inits = [init] if isinstance(init, TreeParameters) else list(init)
+        if len(inits) > R:
+            raise ValueError(f"got {len(inits)} initial parameter sets for n_restarts={R}")
+        for r, p in enumerate(inits):
+            if not isinstance(p, TreeParameters) or p.tree.to_dict() != tree.to_dict():
+                raise ValueError(f"init[{r}] is not a TreeParameters for this tree")
+            for i in range(tree.n_nodes):
+                if not (tree.direction == "hbn" and tree.kind[i] == FEATURE):
+                    cpts[i][r] = p.cpt(i)
+    return cpts
+
+
+def e_step(data: EMData, cpts) -> SufficientStatistics:
+    """Expected family counts and log-likelihoods for a batch of parameter sets.
+
+    Restarts are processed in chunks that keep intermediates below
+    :data:`hbnlab.bn.kernels.MAX_BLOCK_ELEMENTS` elements; no loop over documents.
+    """
+    plan, tree = data.plan, data.tree
+    R = cpts[0].shape[0]
+    chunk = plan.restart_chunk(R)
+    parts = []
+    for a in range(0, R, chunk):
+        sub = [c[a:a + chunk] for c in cpts]
+        if tree.direction == "hbn":
+            stats, llc = K.hbn_estep(plan, sub, data.y, data.counts)
+            llf = llc + K.hbn_feature_loglik(plan, sub, data.counts)
+        else:
+            stats, llf, llc = K.hnb_estep(plan, sub, data.y, data.counts)
+        parts.append((stats, llf, llc))
+    if len(parts) == 1:
+        stats, llf, llc = parts[0]
+    else:
+        stats = {i: np.concatenate([p[0][i] for p in parts]) for i in parts[0][0]}
+        llf = np.concatenate([p[1] for p in parts])
+        llc = np.concatenate([p[2] for p in parts])
+    return SufficientStatistics(stats, llf, llc)
+
+
+def m_step(stats: SufficientStatistics, cpts, pseudo_count: float = 0.0):
+    """New batched tables from expected counts: ``(N + a) / (N_row + 2a)`` (the posterior mean
+    under a symmetric Dirichlet(a) prior; maximum likelihood for ``a = 0``).  Rows whose total
+    is zero become uniform (see the module docstring).  Tables without statistics are kept."""
+    new = list(cpts)
+    for i, N in stats.counts.items():
+        if pseudo_count:
+            N = N + pseudo_count
+        tot = N.sum(axis=-1, keepdims=True)
+        ok = tot > 0
+        new[i] = np.where(ok, N / np.where(ok, tot, 1.0), 0.5)
+    return new
+
+
+def _as_params(tree, cpts, r) -> TreeParameters:
+    tables = []
+    for c in cpts:
+        t = np.array(c[r], dtype=np.float64)
+        # renormalise away the last-bit rounding of the M-step
+        tables.append(t / t.sum(axis=-1, keepdims=True))
+    return TreeParameters(tree, tables)
+
+
+def _check_options(n_restarts, tol, max_iter, stopping, criterion, pseudo_count):
+    if not isinstance(n_restarts, (int, np.integer)) or n_restarts < 1:
+        raise ValueError(f"n_restarts must be a positive integer, got {n_restarts!r}")
+    if not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a non-negative number, got {tol!r}")
+    if not isinstance(max_iter, (int, np.integer)) or max_iter < 0:
+        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter!r}")
+    if stopping not in STOPPING:
+        raise ValueError(f"stopping must be one of {STOPPING}, got {stopping!r}")
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+    if not np.isfinite(pseudo_count) or pseudo_count < 0:
+        raise ValueError(f"pseudo_count must be a non-negative number, got {pseudo_count!r}")
+
+
+# ============================================================================ the loop
+def fit_em(
+    tree: TreeStructure,
+    X,
+    y,
+    *,
+    n_restarts: int = 64,
+    tol: float = 1e-4,
+    max_iter: int = 1000,
+    stopping: str = "relative",
+    criterion: str = "full",
+    pseudo_count: float = 0.0,
+    random_state=None,
+    init=None,
+    sample_weight=None,
+    progress=None,
+    should_stop=None,
+) -> EMResult:
+    """Learn the tables of ``tree`` by EM with ``n_restarts`` random restarts run as one batch.
+
+    Parameters
+    ----------
+    tree : TreeStructure
+        Direction ``"hbn"`` or ``"hnb"``; feature column ``j`` of ``X`` is the feature node with
+        ``tree.feature == j``.
+    X : {array-like, sparse matrix} of shape (n_documents, tree.n_features)
+        Binary features (any non-zero entry counts as present).
+    y : array-like of shape (n_documents,)
+        0/1 class.
+    n_restarts, tol, max_iter, stopping, criterion, pseudo_count
+        See the module docstring.  ``max_iter`` bounds the number of M-steps per restart.
+    random_state : None, int or RandomState
+        Seeds the random initial tables.
+    init : TreeParameters or list of them, optional
+        Starting points for the first restarts (the others are random).
+    sample_weight : array-like of shape (n_documents,), optional
+    progress : callable, optional
+        Called after every iteration with a dict: ``iteration``, ``max_iter``,
+        ``n_restarts``, ``n_running`` and ``running`` (restarts still iterating),
+        ``n_converged``, ``log_likelihood`` (latest criterion value per restart),
+        ``best_log_likelihood``, ``elapsed`` (seconds).
+    should_stop : callable, optional
+        Checked between iterations; when it returns True, :class:`EMCancelled` is raised with
+        the best result so far.
+
+    Returns
+    -------
+    EMResult
+    """
+    _check_options(n_restarts, tol, max_iter, stopping, criterion, pseudo_count)
+    t0 = time.perf_counter()
+    data = EMData.from_documents(tree, X, y, sample_weight)
+    R = int(n_restarts)
+    cpts = initial_parameters(data, R, random_state, init, pseudo_count)
+    settings = {"n_restarts": R, "tol": float(tol), "max_iter": int(max_iter), "stopping": stopping,
+                "criterion": criterion, "pseudo_count": float(pseudo_count),
+                "n_documents": data.n_documents, "n_patterns": data.plan.P}
+
+    traces = [[] for _ in range(R)]
+    prev = np.full(R, -np.inf)
+    last_full = np.full(R, -np.inf)
+    last_cond = np.full(R, -np.inf)
+    n_iter = np.zeros(R, dtype=np.int64)
+    converged = np.zeros(R, dtype=bool)
+    seconds = np.zeros(R)
+    active = np.ones(R, dtype=bool)
+
+    def result(cancelled=False):
+        crit = last_full if criterion == "full" else last_cond
+        best = int(np.argmax(np.where(np.isnan(crit), -np.inf, crit)))
+        return EMResult(
+            params=_as_params(tree, cpts, best), best_restart=best, log_likelihood=float(crit[best]),
+            traces=[np.array(t) for t in traces], n_iter=n_iter.copy(), converged=converged.copy(),
+            seconds=np.where(active, time.perf_counter() - t0, seconds),
+            total_seconds=time.perf_counter() - t0, full_log_likelihood=last_full.copy(),
+            conditional_log_likelihood=last_cond.copy(), settings=settings, cancelled=cancelled,
+        )
+
+    for it in range(int(max_iter) + 1):
+        idx = np.flatnonzero(active)
+        sub = [c[idx] for c in cpts]
+        stats = e_step(data, sub)
+        llf, llc = stats.log_likelihood, stats.conditional_log_likelihood
+        crit = llf if criterion == "full" else llc
+        last_full[idx], last_cond[idx] = llf, llc
+        for r, v in zip(idx.tolist(), crit.tolist()):
+            traces[r].append(v)
+        if it > 0:
+            gain = crit - prev[idx]
+            thr = tol if stopping == "absolute" else tol * np.abs(prev[idx])
+            with np.errstate(invalid="ignore"):
+                stop = (gain < thr) | (gain <= 0) | np.isnan(gain)
+        else:
+            stop = np.zeros(idx.size, dtype=bool)
+        prev[idx] = crit
+        done = stop | (it == max_iter)
+        converged[idx[stop]] = True
+        go = ~done
+        if go.any():
+            sub_stats = SufficientStatistics({i: N[go] for i, N in stats.counts.items()}, llf[go], llc[go])
+            new = m_step(sub_stats, [c[go] for c in sub], pseudo_count)
+            for c, nc in zip(cpts, new):
+                c[idx[go]] = nc
+            n_iter[idx[go]] += 1
+        now = time.perf_counter() - t0
+        seconds[idx[done]] = now
+        active[idx[done]] = False
+        if progress is not None:
+            cur = np.where(np.isfinite(prev), prev, np.nan)
+            progress({
+                "iteration": it, "max_iter": int(max_iter), "n_restarts": R,
+                "n_running": int(active.sum()), "running": np.flatnonzero(active).tolist(),
+                "n_converged": int(converged.sum()), "log_likelihood": cur.tolist(),
+                "best_log_likelihood": float(np.nanmax(cur)) if np.isfinite(cur).any() else float("nan"),
+                "elapsed": now,
+            })
+        if not active.any():
+            break
+        if should_stop is not None and should_stop():
+            raise EMCancelled(result(cancelled=True))
+    return result()
+
+
+__all__ = [
+    "fit_em", "e_step", "m_step", "initial_parameters", "EMData", "EMResult", "SufficientStatistics",
+    "EMCancelled", "STOPPING", "CRITERIA",
+]

@@ -1,0 +1,231 @@
+"""Exact inference in HBN and HNB classifiers, vectorized over documents.
+
+All functions take a :class:`~hbnlab.bn.params.TreeParameters` and a binary document x feature
+matrix ``X`` (CSR or dense, shape (n_documents, n_features); any non-zero entry counts as
+"present"), collapse the documents to their distinct patterns and run the kernels of
+:mod:`hbnlab.bn.kernels` once per pattern.
+
+HBN (thesis ch. 2): all features are observed parentless roots, so the distribution of each
+hidden node given the features is computed bottom-up, ``q_i = P(H_i = 1 | features under i)``.
+With the class unobserved, ``q_i`` is also the posterior given *all* features (a hidden node is
+d-separated from the features outside its subtree: the paths meet at unobserved colliders), so
+:func:`node_marginals` returns ``q_i`` for both.
+
+HNB (thesis sec. 3.3): upward lambda messages from the observed features, combined with the
+class prior at the root; a downward pass gives the posteriors of the hidden nodes.
+
+Subtree contributions (both directions) answer "why did the model say *trade*?": for a node
+``j`` the contribution is
+
+    LO(C | all features) - LO(C | all features except those under j)
+
+with ``LO`` the class log-odds.  For an HNB the contributions of the class's children add up
+exactly: ``LO(all) = log P(C=1)/P(C=0) + sum_j contribution_j`` (each child sends one factor to
+the class).  For an HBN, removing the evidence under ``j`` replaces ``q_j`` by its prior marginal
+``P(j = 1)`` (features under ``j`` are independent of the others), and the contributions are not
+additive in general: they measure how much the evidence in that subtree moved the decision,
+given all the rest.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hbnlab.bn import kernels as K
+from hbnlab.bn.params import TreeParameters
+from hbnlab.bn.structure import FEATURE
+
+
+def _check_params(params) -> TreeParameters:
+    if not isinstance(params, TreeParameters):
+        raise TypeError(f"params must be a TreeParameters, got {type(params).__name__}")
+    return params
+
+
+def _batched(params: TreeParameters):
+    return [t[None] for t in params.cpts]
+
+
+def _prepare(params: TreeParameters, X, y=None):
+    data = K.collapse_patterns(X, y, n_columns=params.tree.n_features)
+    plan = K.TreePlan(params.tree, data.U)
+    return data, plan
+
+
+def class_log_odds(params: TreeParameters, X) -> np.ndarray:
+    """log P(C=1 | features) - log P(C=0 | features) per document, shape (n_documents,).
+
+    ``+inf`` / ``-inf`` when the parameters give the other class probability exactly zero.
+    """
+    params = _check_params(params)
+    data, plan = _prepare(params, X)
+    cpts = _batched(params)
+    if params.direction == "hbn":
+        lo = K.hbn_class_log_odds(plan, cpts)[0]
+    else:
+        loglam, _, _ = K.hnb_upward(plan, cpts)
+        lj = K._hnb_root_logjoint(cpts, loglam[0])[0]
+        with np.errstate(invalid="ignore"):
+            lo = lj[:, 1] - lj[:, 0]
+    return lo[data.inverse]
+
+
+def class_posterior(params: TreeParameters, X) -> np.ndarray:
+    """P(C = s | features), shape (n_documents, 2)."""
+    lo = class_log_odds(params, X)
+    with np.errstate(over="ignore"):
+        p1 = np.exp(-np.logaddexp(0.0, -lo))
+        p0 = np.exp(-np.logaddexp(0.0, lo))
+    return np.column_stack([p0, p1])
+
+
+def log_likelihood(params: TreeParameters, X, y, *, conditional: bool = False, per_document: bool = False):
+    """log P(c, f) (``conditional=False``) or log P(c | f) of labelled documents.
+
+    Returns the total, or a vector with one value per document when ``per_document``.
+    """
+    params = _check_params(params)
+    y = np.asarray(y)
+    data, plan = _prepare(params, X, y)
+    cpts = _batched(params)
+    P = data.n_patterns
+    yi = data.y.astype(np.int64)
+    if params.direction == "hbn":
+        q, _ = K.hbn_upward(plan, cpts)
+        lp = K._log(q[0][0, plan.nodes[0].inv, yi])
+        if not conditional:
+            lp = lp + _hbn_feature_logprob(params, data.U)
+    else:
+        loglam, _, _ = K.hnb_upward(plan, cpts)
+        lj = K._hnb_root_logjoint(cpts, loglam[0])[0]
+        lp = lj[np.arange(P), yi]
+        if conditional:
+            lp = lp - np.logaddexp(lj[:, 0], lj[:, 1])
+    if per_document:
+        return lp[data.inverse]
+    return float(np.sum(data.counts * lp))
+
+
+def _hbn_feature_logprob(params, U):
+    tree = params.tree
+    out = np.zeros(U.shape[0])
+    for i in tree.feature_nodes():
+        t = params.cpt(i)
+        with np.errstate(divide="ignore"):
+            out += np.where(U[:, tree.feature[i]], np.log(t[1]), np.log(t[0]))
+    return out
+
+
+def prior_marginals(params: TreeParameters) -> np.ndarray:
+    """P(node = 1) with no evidence, shape (n_nodes,)."""
+    params = _check_params(params)
+    tree = params.tree
+    out = np.zeros(tree.n_nodes)
+    if params.direction == "hbn":
+        plan = K.TreePlan(tree, np.zeros((1, tree.n_features), dtype=bool))
+        over = {i: params.cpt(i)[None, None, :] for i in tree.feature_nodes()}
+        q, _ = K.hbn_upward(plan, _batched(params), over)
+        for i in range(tree.n_nodes):
+            out[i] = params.cpt(i)[1] if tree.kind[i] == FEATURE else q[i][0, 0, 1]
+    else:
+        dist = {0: params.cpt(0)}
+        for i in sorted(range(1, tree.n_nodes), key=tree.depth):
+            dist[i] = dist[tree.up[i]] @ params.cpt(i)
+        for i in range(tree.n_nodes):
+            out[i] = dist[i][1]
+    return out
+
+
+def node_marginals(params: TreeParameters, X, y=None) -> np.ndarray:
+    """P(node = 1 | document), shape (n_documents, n_nodes).
+
+    Features: their observed value.  Class and hidden nodes: the posterior given all features
+    (for an HBN this is the bottom-up value ``q_i``), or given the features and the class when
+    ``y`` is given (then the class column is ``y``).
+    """
+    params = _check_params(params)
+    tree = params.tree
+    data, plan = _prepare(params, X, y)
+    cpts = _batched(params)
+    P = data.n_patterns
+    out = np.zeros((P, tree.n_nodes))
+    for i in tree.feature_nodes():
+        out[:, i] = data.U[:, tree.feature[i]]
+    if params.direction == "hbn":
+        if y is None:
+            q, _ = K.hbn_upward(plan, cpts)
+            for i in plan.bottom_up:
+                out[:, i] = q[i][0, plan.nodes[i].inv, 1]
+        else:
+            _, _, posts = K.hbn_estep(plan, cpts, data.y, data.counts, return_posteriors=True)
+            for i in plan.bottom_up:
+                out[:, i] = posts[i][0, :, 1]
+    else:
+        loglam, lam, msg = K.hnb_upward(plan, cpts)
+        if y is None:
+            lj = K._hnb_root_logjoint(cpts, loglam[0])
+            post_root = np.exp(lj - np.logaddexp(lj[..., :1], lj[..., 1:]))
+        else:
+            post_root = np.zeros((1, P, 2))
+            post_root[0, np.arange(P), data.y.astype(np.int64)] = 1.0
+        post, _ = K.hnb_downward(plan, cpts, lam, msg, post_root)
+        for i in plan.bottom_up:
+            p = post[i][0]
+            tot = p.sum(axis=1)
+            out[:, i] = np.divide(p[:, 1], tot, out=np.full(P, np.nan), where=tot > 0)
+    return out[data.inverse]
+
+
+def subtree_contributions(params: TreeParameters, X, nodes=None):
+    """Change of the class log-odds caused by the evidence under each node.
+
+    Parameters
+    ----------
+    params : TreeParameters
+    X : {array-like, sparse matrix} of shape (n_documents, n_features)
+    nodes : sequence of int, optional
+        Non-root nodes to score; default: the nodes directly below the class.
+
+    Returns
+    -------
+    contributions : ndarray of shape (n_documents, len(nodes))
+        ``LO(C | all features) - LO(C | all features except those under node)``.
+    nodes : list of int
+
+    Notes
+    -----
+    For an HNB and the class's children, ``prior log-odds + contributions.sum(1)`` equals the
+    class log-odds exactly.  For an HBN the contributions are not additive.
+    """
+    params = _check_params(params)
+    tree = params.tree
+    nodes = list(tree.children(0)) if nodes is None else [int(j) for j in nodes]
+    for j in nodes:
+        if not (0 < j < tree.n_nodes):
+            raise ValueError(f"node {j} is not a non-root node of the tree (1..{tree.n_nodes - 1})")
+    data, plan = _prepare(params, X)
+    cpts = _batched(params)
+    out = np.zeros((data.n_patterns, len(nodes)))
+    with np.errstate(invalid="ignore"):
+        if params.direction == "hbn":
+            full = K.hbn_class_log_odds(plan, cpts)[0]
+            prior = prior_marginals(params)
+            for col, j in enumerate(nodes):
+                over = {j: np.array([1.0 - prior[j], prior[j]])[None, None, :]}
+                out[:, col] = full - K.hbn_class_log_odds(plan, cpts, over)[0]
+        else:
+            def lo(removed):
+                loglam, _, _ = K.hnb_upward(plan, cpts, frozenset(removed))
+                lj = K._hnb_root_logjoint(cpts, loglam[0])[0]
+                return lj[:, 1] - lj[:, 0]
+
+            full = lo(())
+            for col, j in enumerate(nodes):
+                # dropping node j's message to the node above removes all evidence under j
+                out[:, col] = full - lo((j,))
+    return out[data.inverse], nodes
+
+
+__all__ = [
+    "class_log_odds", "class_posterior", "log_likelihood", "node_marginals", "prior_marginals",
+    "subtree_contributions",
+]

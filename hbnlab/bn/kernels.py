@@ -1,0 +1,649 @@
+"""Vectorized message-passing kernels for tree networks of binary variables (HBN and HNB).
+
+Everything here works on
+
+* **patterns**: the distinct rows of the binary document x feature matrix (optionally together
+  with the class), with a count per row -- documents never appear one by one;
+* **batched tables**: ``cpts[i]`` has a leading restart axis ``R`` (shape ``(R, *cpt_shape)``),
+  so that many EM restarts, or a single parameter set (``R = 1``), run through the same code.
+
+Shapes used throughout: ``R`` restarts, ``P`` patterns, ``k`` nodes below a node, ``h`` of them
+hidden and ``f`` of them features.  Python loops run over tree nodes only.
+
+HBN (arcs toward the root; features are observed parentless roots)
+    Upward: ``q_i[r, p, s] = P(H_i = s | features under i)``.  Because the subtrees below a node
+    are disjoint and all features are observed, the nodes below ``i`` are independent given the
+    features, so ``q_i = sum_x prod_j P(c_j = x_j | ...) P(i | x)`` (thesis ch. 2, the factorised
+    joint).  The states of the feature children are known, so only the ``2**h`` configurations
+    of the hidden children are summed: the table rows ``base_p + offs[x_h]`` are gathered.
+    Downward (class observed): ``rho_i = P(H_i | f, c) / q_i``; the family posterior of node
+    ``i`` is ``W(x) P(i = s | x) rho_i(s)`` with ``W`` the product of the children's ``q``,
+    and the posterior of a hidden child is the matching marginal of it.
+
+HNB (arcs away from the root; features are observed leaves)
+    Upward lambda messages ``lambda_i(s) = P(features under i | i = s)`` in log space (feature
+    evidence enters as one matrix product per node), downward posteriors from the root
+    (class observed during EM, or its posterior at prediction time); family posterior
+    ``P(u, i | e) = P(u | e) / m_{i->u}(u) * P(i | u) * lambda_i(i)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import xlogy
+
+from hbnlab.bn.structure import FEATURE, TreeStructure
+
+# log of the smallest positive normal double: the floor for log-probabilities of HNB feature
+# tables, so that a zero probability (exact-zero MLE) stays finite inside matrix products
+# (0 * -inf would be NaN).  exp(LOG_FLOOR) ~ 2e-308, i.e. numerically zero.
+LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
+
+# upper bound on the number of float64 elements of one intermediate array; restart batches are
+# processed in chunks below it (~64 MB)
+MAX_BLOCK_ELEMENTS = 8_000_000
+# an HBN node with at least this many hidden children is computed in "split" mode (see
+# _HBNNode): its hidden children are split into two groups whose configurations are summed one
+# after the other, so the work per sub-pattern is ~2**(h/2) instead of 2**h
+SPLIT_MIN_HIDDEN = 3
+
+
+# ============================================================================ patterns
+def binary_dense(X, n_columns: int | None = None) -> np.ndarray:
+    """A boolean dense copy of ``X`` (any non-zero entry counts as present)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        out = np.zeros(X.shape, dtype=bool)
+        Xc = X.copy()
+        Xc.eliminate_zeros()
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(Xc.indptr))
+        out[rows, Xc.indices] = True
+    else:
+        a = np.asarray(X)
+        if a.ndim != 2:
+            raise ValueError(f"X must be a 2-D matrix, got an array with shape {a.shape}")
+        if a.dtype != bool:
+            if not np.all(np.isfinite(a)):
+                raise ValueError("X holds non-finite values; expected 0/1 indicators or counts")
+            out = a != 0
+        else:
+            out = a.copy()
+    if n_columns is not None and out.shape[1] != n_columns:
+        raise ValueError(f"X has {out.shape[1]} columns, expected {n_columns} (one per feature node)")
+    return out
+
+
+@dataclass
+class PatternData:
+    """Distinct (feature pattern[, class]) rows with multiplicities.
+
+    Attributes
+    ----------
+    U : ndarray of bool, shape (P, n_features)
+    y : ndarray of int8, shape (P,), or None
+    counts : ndarray of float64, shape (P,)
+        Number of documents (or total sample weight) per pattern.
+    inverse : ndarray of int64, shape (n_documents,)
+        ``U[inverse]`` rebuilds the document matrix.
+    """
+
+    U: np.ndarray
+    y: np.ndarray | None
+    counts: np.ndarray
+    inverse: np.ndarray
+
+    @property
+    def n_patterns(self) -> int:
+        return self.U.shape[0]
+
+    @property
+    def n_documents(self) -> int:
+        return self.inverse.shape[0]
+
+
+def collapse_patterns(X, y=None, *, n_columns: int | None = None, sample_weight=None) -> PatternData:
+    """Collapse documents to distinct rows: ``np.unique`` over bit-packed rows (+ class byte)."""
+    Xb = binary_dense(X, n_columns)
+    n, m = Xb.shape
+    key = np.packbits(Xb, axis=1) if m else np.zeros((n, 0), dtype=np.uint8)
+    if y is not None:
+        yv = np.asarray(y)
+        if yv.shape != (n,):
+            raise ValueError(f"y must have shape ({n},), got {yv.shape}")
+        key = np.column_stack([key, yv.astype(np.uint8)])
+    if key.shape[1] == 0:
+        key = np.zeros((n, 1), dtype=np.uint8)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if sample_weight is None:
+        counts = np.bincount(inverse, minlength=first.size).astype(np.float64)
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != (n,) or not np.all(np.isfinite(w)) or (w.size and w.min() < 0):
+            raise ValueError("sample_weight must be a non-negative finite vector with one entry per document")
+        counts = np.bincount(inverse, weights=w, minlength=first.size)
+    U = Xb[first]
+    yp = None if y is None else np.asarray(y)[first].astype(np.int8)
+    return PatternData(U, yp, counts, inverse.astype(np.int64))
+
+
+# ============================================================================ plans
+def _unique_rows(B: np.ndarray):
+    """inverse (n,) and representative row (m,) of the distinct rows of a boolean matrix."""
+    n = B.shape[0]
+    if B.shape[1] == 0:
+        return np.zeros(n, dtype=np.int64), np.zeros(min(n, 1), dtype=np.int64)
+    _, rep, inv = np.unique(np.packbits(B, axis=1), axis=0, return_index=True, return_inverse=True)
+    return inv.ravel().astype(np.int64), rep.astype(np.int64)
+
+
+@dataclass
+class _HBNNode:
+    """Index arrays of one inner HBN node.
+
+    The node is computed on its own *sub-patterns*: the distinct rows of the feature columns
+    under it (``P_i <= P``), because ``q_i`` depends on nothing else.
+    """
+
+    node: int
+    k: int
+    children: tuple
+    feat_cols: np.ndarray  # feature columns of the feature children
+    feat_pos: np.ndarray   # their bit positions in the configuration index
+    hid_nodes: tuple       # hidden children (node ids); bit b of x_h <-> hid_nodes[b]
+    offs: np.ndarray       # (X = 2**h,) configuration index contributed by the hidden children
+    bits: np.ndarray       # (X, h) float: [bit b of x_h is 1]
+    inv: np.ndarray = None         # (P,) pattern -> sub-pattern
+    P_i: int = 0
+    child_map: dict = None         # hidden child c -> (P_i,) index into c's sub-patterns
+    Fd: np.ndarray = None          # (P_i, f) float 0/1 values of the feature children
+    mode: str = "dense"            # "dense" (f = 0, h < 3), "gather" (f > 0, h < 3), "split" (h >= 3)
+    idx: np.ndarray = None         # (P_i, X) full configuration index ("gather")
+    ST: sp.csr_matrix = None       # (2**k, P_i * X) scatter matrix for expected counts ("gather")
+    Seg: sp.csr_matrix = None      # (P_i, P) sums patterns into sub-patterns
+    split: "_Split" = None         # index arrays of mode "split"
+
+    @property
+    def h(self) -> int:
+        return len(self.hid_nodes)
+
+    @property
+    def f(self) -> int:
+        return len(self.feat_cols)
+
+
+@dataclass
+class _Split:
+    """Mode "split" of an HBN node with h >= 3 hidden children.
+
+    The hidden children are split into a left group L (the first ``hL`` of them: the low bits of
+    ``x_h``, ``x_h = xL + 2**hL * xR``) and a right group R.  A sub-pattern ``p`` of the node is
+    the triple (block ``b`` = the feature children's states, left key, right key), where the left
+    key ``kL`` is the distinct (block, sub-patterns of the L children) pair and ``kR`` likewise.
+    With ``W_L[kL]`` and ``W_R[kR]`` the product distributions of the two groups,
+
+        q(p, s) = sum_xR W_R[kR(p)](xR) * Y[kL(p)](s, xR),
+        Y[kL](s, xR) = sum_xL W_L[kL](xL) C_b(xR, xL, s)
+
+    costs (#kL * 2**h + P_i * 2**hR) instead of P_i * 2**h; the downward pass is organised the
+    same way (see hbn_estep).
+    """
+
+    hL: int
+    XL: int
+    XR: int
+    kL: np.ndarray        # (P_i,) left key of each sub-pattern
+    kR: np.ndarray        # (P_i,) right key
+    repL: np.ndarray      # (n_kL,) a sub-pattern with that left key
+    repR: np.ndarray      # (n_kR,)
+    blocks: list          # [(rows (XR, XL) table rows, kL start, kL stop, kR start, kR stop)]
+    SegL: sp.csr_matrix   # (n_kL, P_i)
+    bitsL: np.ndarray     # (XL, hL)
+    bitsR: np.ndarray     # (XR, h - hL)
+
+
+def _make_split(nd, base_ids, bases):
+    h = nd.h
+    hL = h // 2
+    XL, XR = 2**hL, 2 ** (h - hL)
+    cols = [nd.child_map[c] for c in nd.hid_nodes]
+    keyL = np.column_stack([base_ids] + cols[:hL])
+    keyR = np.column_stack([base_ids] + cols[hL:])
+    _, repL, kL = np.unique(keyL, axis=0, return_index=True, return_inverse=True)
+    _, repR, kR = np.unique(keyR, axis=0, return_index=True, return_inverse=True)
+    kL, kR = kL.ravel(), kR.ravel()
+    bL, bR = base_ids[repL], base_ids[repR]              # sorted: the block id is the first column
+    offs = nd.offs.reshape(XR, XL)
+    blocks = []
+    for b, base in enumerate(bases):
+        aL, zL = np.searchsorted(bL, [b, b + 1])
+        aR, zR = np.searchsorted(bR, [b, b + 1])
+        blocks.append((base + offs, int(aL), int(zL), int(aR), int(zR)))
+    SegL = sp.csr_matrix((np.ones(kL.size), (kL, np.arange(kL.size))), shape=(repL.size, kL.size))
+    xs = np.arange(max(XL, XR))
+    bitsL = ((xs[:XL, None] >> np.arange(hL)) & 1).astype(np.float64)
+    bitsR = ((xs[:XR, None] >> np.arange(h - hL)) & 1).astype(np.float64)
+    return _Split(hL, XL, XR, kL, kR, repL, repR, blocks, SegL, bitsL, bitsR)
+
+
+@dataclass
+class _HNBNode:
+    node: int
+    feat_children: tuple  # node ids of the feature children
+    feat_cols: np.ndarray
+    hid_nodes: tuple
+    Uf: np.ndarray | None = None   # (P, f) float 0/1 of the feature children's columns
+
+
+class TreePlan:
+    """Index arrays for running the kernels of one tree on one pattern matrix ``U``."""
+
+    def __init__(self, tree: TreeStructure, U: np.ndarray):
+        from hbnlab.bn.structure import features_under
+
+        self.tree = tree
+        self.direction = tree.direction
+        self.U = np.asarray(U, dtype=bool)
+        if self.U.ndim != 2 or self.U.shape[1] != tree.n_features:
+            raise ValueError(
+                f"pattern matrix has shape {self.U.shape}, expected (n, {tree.n_features}) for this tree"
+            )
+        self.P = self.U.shape[0]
+        inner = [i for i in tree.topological_bottom_up() if tree.kind[i] != FEATURE]
+        self.bottom_up = inner                   # non-feature nodes, leaves side first, root last
+        self.top_down = inner[::-1]
+        self.nodes: dict[int, object] = {}
+        for i in inner:
+            ch = tree.children(i)
+            fpos = [j for j, c in enumerate(ch) if tree.kind[c] == FEATURE]
+            hpos = [j for j, c in enumerate(ch) if tree.kind[c] != FEATURE]
+            fcols = np.array([tree.feature[ch[j]] for j in fpos], dtype=np.int64)
+            if self.direction == "hbn":
+                h = len(hpos)
+                xs = np.arange(2**h, dtype=np.int64)
+                bits = ((xs[:, None] >> np.arange(h)) & 1).astype(np.int64)
+                offs = (bits << np.array(hpos, dtype=np.int64)).sum(axis=1) if h else np.zeros(1, np.int64)
+                nd = _HBNNode(i, len(ch), tuple(ch), fcols, np.array(fpos, dtype=np.int64),
+                              tuple(ch[j] for j in hpos), offs, bits.astype(np.float64))
+                inv, rep = _unique_rows(self.U[:, features_under(tree, i)])
+                base = (self.U[rep][:, fcols].astype(np.int64) << nd.feat_pos).sum(axis=1)
+                # order the sub-patterns by the feature children's configuration
+                order = np.argsort(base, kind="stable")
+                rank = np.empty_like(order)
+                rank[order] = np.arange(order.size)
+                inv, rep, base = rank[inv], rep[order], base[order]
+                nd.inv, nd.P_i = inv, rep.size
+                nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
+                nd.Fd = self.U[rep][:, fcols].astype(np.float64)
+                nd.Seg = sp.csr_matrix((np.ones(self.P), (inv, np.arange(self.P))), shape=(nd.P_i, self.P))
+                if h >= SPLIT_MIN_HIDDEN:
+                    nd.mode = "split"
+                    bases, base_ids = np.unique(base, return_inverse=True)
+                    nd.split = _make_split(nd, base_ids.ravel(), bases)
+                elif nd.f:
+                    nd.mode = "gather"
+                    nd.idx = base[:, None] + offs[None, :]
+                    rows = np.arange(nd.P_i * offs.size)
+                    S = sp.csr_matrix((np.ones(rows.size), (rows, nd.idx.ravel())), shape=(rows.size, 2**nd.k))
+                    nd.ST = S.T.tocsr()
+                self.nodes[i] = nd
+            else:
+                nd = _HNBNode(i, tuple(ch[j] for j in fpos), fcols, tuple(ch[j] for j in hpos))
+                if fcols.size:
+                    nd.Uf = self.U[:, fcols].astype(np.float64)
+                self.nodes[i] = nd
+        if self.direction == "hbn":
+            sizes = [4 * self.P]
+            for nd in self.nodes.values():
+                if nd.mode == "split":
+                    t = nd.split
+                    sizes.append(4 * max(nd.P_i * max(t.XL, t.XR), t.repL.size * 2**nd.h, t.repR.size * 2**nd.h))
+                else:
+                    sizes.append(4 * nd.P_i * 2**nd.h)
+            self.block = max(sizes)
+        else:
+            self.block = 8 * self.P
+
+    def restart_chunk(self, R: int) -> int:
+        """How many restarts to process at once to keep intermediates below MAX_BLOCK_ELEMENTS."""
+        return int(max(1, min(R, MAX_BLOCK_ELEMENTS // max(1, self.block))))
+
+
+# ============================================================================ helpers
+def _safe_ratio(num, den):
+    """num / den with 0 where den == 0 (there num is 0 as well: a sum of the same non-negative terms)."""
+    out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _log(a):
+    with np.errstate(divide="ignore"):
+        return np.log(a)
+
+
+def _outer(dists):
+    """Product distribution of independent binary variables: list of (R, P, 2) -> (R, P, 2**h),
+    index bit b = state of the b-th variable."""
+    W = None
+    for d in dists:
+        W = d if W is None else (d[..., :, None] * W[..., None, :]).reshape(*d.shape[:-1], -1)
+    return W
+
+
+def _segment_sum(Seg, a):
+    """(R, P, 2) pattern values -> (R, P_i, 2) sums over the patterns of each sub-pattern."""
+    R, P, S = a.shape
+    out = Seg @ np.ascontiguousarray(a.transpose(1, 0, 2)).reshape(P, R * S)
+    return out.reshape(-1, R, S).transpose(1, 0, 2)
+
+
+# ============================================================================ HBN
+def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
+    """Bottom-up pass of an HBN.
+
+    Parameters
+    ----------
+    plan : TreePlan
+    cpts : list of ndarray
+        Batched tables, ``cpts[i]`` of shape ``(R, 2**k, 2)`` (inner nodes).
+    overrides : dict, optional
+        ``{node: array broadcastable to (R, P_i, 2)}`` replacing the distribution of a node
+        (hidden or feature) by a fixed one -- e.g. its prior marginal, which removes the
+        evidence under it (used by subtree contributions).
+
+    Returns
+    -------
+    q : dict node -> (R, P_i, 2) P(node | features under node), on the node's sub-patterns
+        (``plan.nodes[i].inv`` maps patterns to them)
+    cache : dict node -> (W, A): ``W`` (R, P_i, 2**h) the product of the hidden children's
+        distributions, ``A`` (R, 2, P_i, 2**h) = W * gathered table (mode "gather"); in mode
+        "split" the group products (W_L, W_R) and the partial sums (Y, Z)
+    """
+    tree = plan.tree
+    overrides = overrides or {}
+    q: dict[int, np.ndarray] = {}
+    cache: dict[int, tuple] = {}
+    R = cpts[0].shape[0]
+    for i in plan.bottom_up:
+        nd: _HBNNode = plan.nodes[i]
+        C = cpts[i]
+        if any(c in overrides for c in nd.children if tree.kind[c] == FEATURE):
+            qi, W = _hbn_node_soft(nd, tree, C, q, overrides, R)
+            A = None
+        elif nd.mode == "split":
+            qi, W, A = _split_upward(nd, C, q, R)
+        else:
+            W = _outer([q[c][:, nd.child_map[c], :] for c in nd.hid_nodes])
+            A = None
+            if nd.mode == "dense":
+                qi = W @ C
+            else:
+                A = np.swapaxes(C, 1, 2)[:, :, nd.idx]             # (R, 2, P_i, X)
+                if W is not None:
+                    A = A * W[:, None]
+                qi = np.swapaxes(A.sum(axis=-1), 1, 2)
+        if i in overrides:
+            qi = np.broadcast_to(overrides[i], qi.shape)
+        q[i] = qi
+        cache[i] = (W, A)
+    return q, cache
+
+
+def _split_upward(nd, C, q, R):
+    """Upward step in mode "split": returns q (R, P_i, 2), (W_L, W_R), (Y, Z)."""
+    sp_ = nd.split
+    hL = sp_.hL
+    WL = _outer([q[c][:, nd.child_map[c][sp_.repL], :] for c in nd.hid_nodes[:hL]])   # (R, nL, XL)
+    WR = _outer([q[c][:, nd.child_map[c][sp_.repR], :] for c in nd.hid_nodes[hL:]])   # (R, nR, XR)
+    Y = np.empty((R, sp_.repL.size, 2, sp_.XR))
+    for rows, aL, zL, _, _ in sp_.blocks:
+        if zL > aL:
+            # Cb[r, xL, (s, xR)] = C[r, rows[xR, xL], s]
+            Cb = C[:, rows, :].transpose(0, 2, 3, 1).reshape(R, sp_.XL, 2 * sp_.XR)
+            Y[:, aL:zL] = (WL[:, aL:zL] @ Cb).reshape(R, zL - aL, 2, sp_.XR)
+    Z = Y[:, sp_.kL] * WR[:, sp_.kR, None, :]                     # (R, P_i, 2, XR)
+    return Z.sum(axis=-1), (WL, WR), (Y, Z)
+
+
+def _split_downward(nd, C, W, A, g, R):
+    """Expected counts (R, 2**k, 2) and D1 (R, P_i, h, 2) in mode "split"."""
+    sp_ = nd.split
+    WL, WR = W
+    _, Z = A
+    XL, XR, hL = sp_.XL, sp_.XR, sp_.hL
+    # counts: N[b, xR, xL, s] = C * sum_{p in b} W_L[kL(p)](xL) W_R[kR(p)](xR) g[p, s]
+    H = WR[:, sp_.kR, None, :] * g[..., None]                          # (R, P_i, 2, XR)
+    Hs = (sp_.SegL @ np.ascontiguousarray(H.transpose(1, 0, 2, 3)).reshape(nd.P_i, -1))
+    Hs = Hs.reshape(-1, R, 2 * XR).transpose(1, 0, 2)                  # (R, nL, 2 * XR)
+    N = np.zeros_like(C)
+    V = np.empty((R, sp_.repR.size, 2, XL))
+    for rows, aL, zL, aR, zR in sp_.blocks:
+        Cr = C[:, rows, :]                                             # (R, XR, XL, 2)
+        if zL > aL:
+            M = np.swapaxes(WL[:, aL:zL], 1, 2) @ Hs[:, aL:zL]         # (R, XL, 2 * XR)
+            N[:, rows, :] = Cr * M.reshape(R, XL, 2, XR).transpose(0, 3, 1, 2)
+        if zR > aR:
+            # V[kR](s, xL) = sum_xR W_R[kR](xR) C_b(xR, xL, s)
+            Cv = Cr.transpose(0, 1, 3, 2).reshape(R, XR, 2 * XL)
+            V[:, aR:zR] = (WR[:, aR:zR] @ Cv).reshape(R, zR - aR, 2, XL)
+    ZL = V[:, sp_.kR] * WL[:, sp_.kL, None, :]                          # (R, P_i, 2, XL)
+    D1L = ZL.reshape(-1, XL) @ sp_.bitsL                               # (R * P_i * 2, hL)
+    D1R = Z.reshape(-1, XR) @ sp_.bitsR
+    D1 = np.concatenate([D1L.reshape(R, nd.P_i, 2, hL), D1R.reshape(R, nd.P_i, 2, -1)], axis=-1)
+    return N, D1.transpose(0, 1, 3, 2)
+
+
+def _hbn_node_soft(nd, tree, C, q, overrides, R):
+    """Upward step of a node some of whose feature children are replaced by distributions:
+    every child is summed over (all 2**k configurations); used only for explanations."""
+    dists = []
+    for c in nd.children:
+        if tree.kind[c] == FEATURE:
+            if c in overrides:
+                d = np.broadcast_to(overrides[c], (R, nd.P_i, 2))
+            else:
+                x = nd.Fd[:, list(nd.feat_cols).index(tree.feature[c])]
+                d = np.broadcast_to(np.stack([1.0 - x, x], axis=-1)[None], (R, nd.P_i, 2))
+        else:
+            d = q[c][:, nd.child_map[c], :]
+        dists.append(d)
+    W = _outer(dists)
+    return W @ C, W
+
+
+def hbn_class_log_odds(plan: TreePlan, cpts, overrides: dict | None = None) -> np.ndarray:
+    """(R, P) log P(C=1 | f) - log P(C=0 | f) per pattern."""
+    q, _ = hbn_upward(plan, cpts, overrides)
+    q0 = q[0][:, plan.nodes[0].inv]
+    with np.errstate(invalid="ignore"):
+        return _log(q0[..., 1]) - _log(q0[..., 0])
+
+
+def hbn_feature_loglik(plan: TreePlan, cpts, counts) -> np.ndarray:
+    """(R,) sum over patterns of count * sum_j log P(F_j = x_j) (the constant K of Proposition 1)."""
+    tree = plan.tree
+    n1 = counts @ plan.U.astype(np.float64)            # (n_features,) weighted count of x_j = 1
+    n0 = counts.sum() - n1
+    total = np.zeros(cpts[0].shape[0])
+    for i in tree.feature_nodes():
+        j = tree.feature[i]
+        t = cpts[i]                                    # (R, 2)
+        total += xlogy(n0[j], t[:, 0]) + xlogy(n1[j], t[:, 1])   # 0 * log 0 = 0
+    return total
+
+
+def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
+    """Exact E-step of an HBN with the class and all features observed.
+
+    Returns
+    -------
+    stats : dict node -> (R, 2**k, 2) expected family counts N[x, s] (inner nodes only)
+    ll_conditional : (R,) sum_p count_p log P(c_p | f_p)
+    posteriors : dict node -> (R, P, 2) P(node | f, c), inner nodes (only if ``return_posteriors``)
+    """
+    q, cache = hbn_upward(plan, cpts)
+    P = plan.P
+    R = cpts[0].shape[0]
+    yi = y.astype(np.int64)
+    onehot = np.zeros((P, 2))
+    onehot[np.arange(P), yi] = 1.0
+    z = q[0][:, plan.nodes[0].inv, :][:, np.arange(P), yi]          # (R, P) P(c_p | f_p)
+    ll = (counts * _log(z)).sum(axis=1)
+    rho = {0: _safe_ratio(onehot[None], z[..., None])}              # P(C | f, c) / P(C | f)
+    stats, posts = {}, {}
+    for i in plan.top_down:
+        nd: _HBNNode = plan.nodes[i]
+        C = cpts[i]
+        W, A = cache[i]
+        r_i = rho.pop(i)
+        if return_posteriors:
+            posts[i] = r_i * q[i][:, nd.inv]
+        # g[p_i, s] = sum over the patterns of sub-pattern p_i of count * rho(s)
+        g = _segment_sum(nd.Seg, r_i * counts[None, :, None])       # (R, P_i, 2)
+        X = nd.offs.size
+        if nd.mode == "dense":
+            # N[x, s] = C[x, s] * sum_p W_p(x) g_p(s)
+            stats[i] = C * (np.swapaxes(W, 1, 2) @ g)
+            if nd.h:
+                # D1[p, b, s] = sum_{x: x_b = 1} W_p(x) C(x, s)
+                E = (nd.bits[None, :, :, None] * C[:, :, None, :]).reshape(R, X, -1)
+                D1 = (W @ E).reshape(R, nd.P_i, nd.h, 2)
+        elif nd.mode == "split":
+            stats[i], D1 = _split_downward(nd, C, W, A, g, R)
+        else:
+            AG = A * np.swapaxes(g, 1, 2)[..., None]                 # (R, 2, P_i, X)
+            Bm = AG.transpose(2, 3, 0, 1).reshape(nd.P_i * X, R * 2)
+            stats[i] = (nd.ST @ Bm).reshape(2**nd.k, R, 2).transpose(1, 0, 2)
+            if nd.h:
+                D1 = (A.reshape(-1, X) @ nd.bits).reshape(R, 2, nd.P_i, nd.h).transpose(0, 2, 3, 1)
+        if nd.h:
+            # P(child b = 1 | f, c) = sum_s rho(s) D1[b, s]; P(child b = 0 | f, c) is its complement
+            # within P(i | f, c) summed over s (= 1 up to rounding): an absolute error ~1e-16 only
+            tot = (r_i * q[i][:, nd.inv]).sum(axis=-1, keepdims=True)   # (R, P, 1)
+            p1 = np.clip((D1[:, nd.inv] * r_i[:, :, None, :]).sum(axis=-1), 0.0, tot)   # (R, P, h)
+            p0 = tot - p1
+            for b, c in enumerate(nd.hid_nodes):
+                pc = np.stack([p0[..., b], p1[..., b]], axis=-1)
+                rho[c] = _safe_ratio(pc, q[c][:, plan.nodes[c].inv])
+    if return_posteriors:
+        return stats, ll, posts
+    return stats, ll
+
+
+# ============================================================================ HNB
+def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
+    """(R, P, 2) sum over the feature children j of log P(F_j = x_pj | node = s), floored."""
+    if not nd.feat_children:
+        return None
+    A = np.stack([cpts[c] for c in nd.feat_children], axis=1)        # (R, f, 2[s], 2[x])
+    with np.errstate(divide="ignore"):
+        L = np.maximum(np.log(A), LOG_FLOOR)
+    L0 = L[..., 0].sum(axis=1)                                         # (R, 2)
+    D = L[..., 1] - L[..., 0]                                          # (R, f, 2)
+    return L0[:, None, :] + nd.Uf @ D                                  # (R, P, 2)
+
+
+def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
+    """Upward (lambda) pass of an HNB.
+
+    ``removed`` lists nodes whose subtree evidence is dropped (their message to the node
+    above is 1): used for subtree contributions.
+
+    Returns
+    -------
+    loglam : dict node -> (R, P, 2) exact log P(features under node | node = s)
+    lam : dict node -> (R, P, 2) lambda scaled so that its max over s is 1
+    msg : dict hidden node -> (R, P, 2) message to the node above, P(evidence under i | up = s)
+          computed from the scaled ``lam`` (same scale)
+    """
+    tree = plan.tree
+    loglam, lam, msg, scale = {}, {}, {}, {}
+    for i in plan.bottom_up:
+        nd: _HNBNode = plan.nodes[i]
+        Lf = None
+        if nd.feat_children:
+            keep = [j for j, c in enumerate(nd.feat_children) if c not in removed]
+            if len(keep) != len(nd.feat_children):
+                sub = _HNBNode(i, tuple(nd.feat_children[j] for j in keep), nd.feat_cols[keep], nd.hid_nodes,
+                               nd.Uf[:, keep] if keep else None)
+                Lf = _hnb_feature_loglambda(sub, cpts, tree)
+            else:
+                Lf = _hnb_feature_loglambda(nd, cpts, tree)
+        total = Lf
+        for c in nd.hid_nodes:
+            if c in removed:
+                continue
+            lm = _log(msg[c]) + scale[c]               # undo the scaling of lam[c]
+            total = lm if total is None else total + lm
+        if total is None:
+            R = cpts[0].shape[0]
+            total = np.zeros((R, plan.P, 2))
+        loglam[i] = total
+        mx = total.max(axis=-1, keepdims=True)
+        mx = np.where(np.isfinite(mx), mx, 0.0)
+        scale[i] = mx
+        lam[i] = np.exp(total - mx)
+        if i != 0:
+            msg[i] = lam[i] @ np.swapaxes(cpts[i], 1, 2)   # m(s_u) = sum_s P(i = s | s_u) lam(s)
+    return loglam, lam, msg
+
+
+def _hnb_root_logjoint(cpts, loglam0):
+    return _log(cpts[0])[:, None, :] + loglam0             # (R, P, 2) log P(C = s, f)
+
+
+def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root, counts=None):
+    """Posteriors of every inner node given the root posterior; expected family counts if
+    ``counts`` is given.  Returns (posteriors dict, stats dict)."""
+    tree = plan.tree
+    post = {0: post_root}
+    stats = {}
+    R = post_root.shape[0]
+    for u in plan.top_down:
+        nd: _HNBNode = plan.nodes[u]
+        pu = post[u]
+        if counts is not None and nd.feat_children:
+            pc = np.swapaxes(pu * counts[None, :, None], 1, 2)        # (R, 2, P)
+            n1 = pc @ nd.Uf                                             # (R, 2, f)
+            n0 = pc @ (1.0 - nd.Uf)
+            for j, c in enumerate(nd.feat_children):
+                stats[c] = np.stack([n0[..., j], n1[..., j]], axis=-1)  # (R, 2[s_u], 2[x])
+        for c in nd.hid_nodes:
+            ratio = _safe_ratio(pu, msg[c])                            # P(u | e) / m_{c->u}(u)
+            Cc = cpts[c]
+            post[c] = lam[c] * (ratio @ Cc)
+            if counts is not None:
+                rc = np.swapaxes(ratio * counts[None, :, None], 1, 2)   # (R, 2, P)
+                stats[c] = Cc * (rc @ lam[c])
+    return post, stats
+
+
+def hnb_estep(plan: TreePlan, cpts, y, counts):
+    """Exact E-step of an HNB with the class and the features observed.
+
+    Returns (stats, ll_full, ll_conditional); ``stats[0]`` is the (R, 2) class count.
+    """
+    loglam, lam, msg = hnb_upward(plan, cpts)
+    lj = _hnb_root_logjoint(cpts, loglam[0])                           # (R, P, 2)
+    R, P = lj.shape[:2]
+    yi = y.astype(np.int64)
+    lc = lj[:, np.arange(P), yi]
+    ll_full = (counts * lc).sum(axis=1)
+    lse = np.logaddexp(lj[..., 0], lj[..., 1])
+    ll_cond = (counts * (lc - lse)).sum(axis=1)
+    onehot = np.zeros((P, 2))
+    onehot[np.arange(P), yi] = 1.0
+    post_root = np.broadcast_to(onehot, (R, P, 2)).copy()
+    _, stats = hnb_downward(plan, cpts, lam, msg, post_root, counts)
+    stats[0] = np.broadcast_to(counts @ onehot, (R, 2)).copy()
+    return stats, ll_full, ll_cond
+
+
+__all__ = [
+    "PatternData", "collapse_patterns", "binary_dense", "TreePlan",
+    "hbn_upward", "hbn_estep", "hbn_class_log_odds", "hbn_feature_loglik",
+    "hnb_upward", "hnb_downward", "hnb_estep", "LOG_FLOOR",
+]

@@ -1,0 +1,98 @@
+"""Corpus: the synthetic generator, Reuters-21578 or an upload; summary and document browser."""
+import streamlit as st
+
+from hbnlab.app import charts, services, state, widgets
+
+cfg = widgets.page_frame("Corpus", "Choose the documents to work on. Everything downstream uses this corpus.")
+shown = cfg.corpus_spec()
+
+SOURCES = {"synthetic": "Synthetic (embedded generator)", "reuters": "Reuters-21578 ModApte", "upload": "Upload a file"}
+source = st.radio("Source", list(SOURCES), index=list(SOURCES).index(cfg.corpus), format_func=SOURCES.get,
+                  horizontal=True, key="corpus_source")
+
+if source == "synthetic":
+    c1, c2 = st.columns(2)
+    seed = c1.number_input("Generator seed", min_value=0, max_value=10_000, value=cfg.synthetic_seed, step=1,
+                           key="synthetic_seed")
+    size = c2.slider("Documents", min_value=300, max_value=10_000, value=cfg.synthetic_size, step=100,
+                     key="synthetic_size")
+    cfg = state.change_corpus(corpus="synthetic", synthetic_seed=int(seed), synthetic_size=int(size))
+elif source == "reuters":
+    reuters_dir = st.text_input("Directory holding reut2-000.sgm ... reut2-021.sgm (empty: $HBNLAB_REUTERS_DIR "
+                                "or the download cache)", value=cfg.reuters_dir, key="reuters_dir")
+    c1, c2 = st.columns(2)
+    if c1.button("Load Reuters-21578", type="primary", key="load_reuters"):
+        bar = st.progress(0.0, text="Parsing Reuters-21578 ...")
+        new = cfg.replace(corpus="reuters", reuters_dir=reuters_dir.strip())
+        with widgets.readable_errors():
+            services.load_corpus(new, progress=lambda f, m: bar.progress(min(1.0, float(f)), text=m))
+        cfg = state.change_corpus(corpus="reuters", reuters_dir=reuters_dir.strip())
+        bar.empty()
+    if c2.button("Download into the cache", key="fetch_reuters"):
+        bar = st.progress(0.0, text="Downloading Reuters-21578 ...")
+        with widgets.readable_errors():
+            path = services.fetch_reuters(lambda f, m: bar.progress(min(1.0, float(f)), text=m))
+        st.success(f"Reuters-21578 is in {path} (checksums verified).")
+        cfg = state.change_corpus(corpus="reuters", reuters_dir=str(path))
+    if cfg.corpus != "reuters":
+        st.info("Press **Load Reuters-21578** to use it.")
+        st.stop()
+else:
+    with st.expander("Table columns", expanded=False):
+        c = st.columns(5)
+        cols = {k: c[i].text_input(k, value=getattr(cfg, f"upload_{k}_column"), key=f"upload_{k}")
+                for i, k in enumerate(("text", "labels", "split", "id", "title"))}
+        st.caption("split: a column with train / test (empty: a seeded 75/25 split); id, title: optional.")
+    uploaded = st.file_uploader("CSV / TSV / JSONL / Parquet table (a text and a labels column) or a ZIP (one "
+                                "table or one folder per class)", type=list(services.UPLOAD_TYPES),
+                                key="corpus_upload")
+    if uploaded is not None:
+        trial = cfg.replace(**{f"upload_{k}_column": v.strip() for k, v in cols.items()})
+        with widgets.readable_errors():
+            with st.spinner(f"Reading {uploaded.name} ..."):
+                path = services.store_upload(uploaded.getvalue(), uploaded.name, trial.upload_options())
+        new = state.change_corpus(corpus="upload", upload_path=str(path),
+                                  **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
+        if new.corpus_spec() != cfg.corpus_spec():
+            state.flash(f"Read {uploaded.name}.")
+        cfg = new
+    if cfg.corpus != "upload":
+        st.info("Upload a file to use it.")
+        st.stop()
+
+corpus = widgets.load_corpus(cfg)
+if cfg.corpus_spec() != shown:
+    st.rerun()  # the corpus changed in this run: redraw everything (sidebar included) for it
+ov = services.overview(cfg)
+widgets.synthetic_notice(ov["synthetic"])
+st.subheader(ov["label"])
+m = st.columns(4)
+m[0].metric("documents", ov["n_documents"])
+m[1].metric("training", ov["n_train"])
+m[2].metric("test", ov["n_test"])
+m[3].metric("classes", ov["n_categories"])
+
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(charts.documents_per_class(ov["classes"].head(40), title="Documents per class (top 40)"),
+                    key="chart_classes")
+    st.plotly_chart(charts.labels_per_document(ov["labels_per_document"]), key="chart_labels")
+with right:
+    st.plotly_chart(charts.length_histogram(ov["lengths"]), key="chart_lengths")
+    st.dataframe(ov["classes"], hide_index=True, height=260, key="class_table")
+
+st.subheader("Document browser")
+c1, c2 = st.columns([3, 1])
+query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, a word, a phrase")
+split = c2.selectbox("Split", ["all", "train", "test"], key="doc_split")
+found = services.search_documents(cfg, query, split)
+st.caption(f"{len(found)} document(s) shown")
+st.dataframe(found, hide_index=True, height=260, key="doc_table")
+if len(found):
+    doc_id = st.selectbox("Show document", found["id"].tolist(), key="doc_show")
+    doc = services.document(cfg, doc_id)
+    with st.container(border=True):
+        st.markdown(f"**{doc.id}** · {doc.split} · labels: {', '.join(sorted(doc.labels)) or '(none)'}")
+        if ov["synthetic"]:
+            st.caption("Synthetic document (pseudo-words from the planted model)")
+        st.text(doc.full_text[:5000])

@@ -1,0 +1,62 @@
+"""Explain: why did the model give this document this score?"""
+import streamlit as st
+
+from hbnlab.app import charts, services, state, widgets
+
+cfg = widgets.page_frame("Explain", "Pick a test document: see the model's terms in the text, the tree coloured "
+                         "by P(node = 1 | document) with each subtree's contribution, and the terms that push "
+                         "the score up and down.")
+done = services.finished_train_jobs()
+job_id = widgets.job_picker(done, key="x_job", session_key=state.EVAL_JOB)
+if job_id is None:
+    st.info("No finished training job yet: train one on the Training page.")
+    st.stop()
+with widgets.readable_errors():
+    out = services.train_outputs(job_id)
+widgets.synthetic_notice(out.synthetic)
+
+c1, c2 = st.columns([1, 2])
+with c1:
+    unit = widgets.unit_picker(out, key="x_unit")
+label, classifier = unit.split("|")
+with c2:
+    query = st.text_input("Find a document by id or text", key="x_query",
+                          placeholder=f"e.g. a word typical of {label}")
+docs = services.ranked_documents(job_id, unit, query)
+st.caption(f"{len(docs)} evaluation document(s), highest P({label} | document) first")
+st.dataframe(docs.head(200), hide_index=True, height=220, key="x_docs",
+             column_config={"score": st.column_config.NumberColumn(f"P({label} | doc)", format="%.3f")})
+if docs.empty:
+    st.stop()
+ids = docs["doc_id"].tolist()
+remembered = state.recall(state.EXPLAIN_DOC)
+doc_id = st.selectbox("Document", ids, index=ids.index(remembered) if remembered in ids else 0, key="x_doc")
+state.remember(state.EXPLAIN_DOC, doc_id)
+
+with widgets.readable_errors():
+    ex = services.explain(job_id, unit, doc_id)
+verdict = st.success if (ex.probability >= 0.5) == ex.true_label else st.warning
+verdict(ex.verdict)
+m = st.columns(3)
+m[0].metric(f"P({label} | document)", f"{ex.probability:.3f}")
+m[1].metric("log-odds", f"{ex.log_odds:+.2f}")
+m[2].metric(f"labelled {label}", "yes" if ex.true_label else "no")
+
+left, right = st.columns([1, 1]) if ex.tree_dot else st.columns([3, 2])
+with left:
+    st.markdown("**The document** — the model's terms are marked (red pushes towards the class, blue away)")
+    st.html(ex.text_html)
+    present = ex.terms[ex.terms["present"]]
+    st.plotly_chart(charts.term_effects(ex.terms.head(30), title="Terms pushing the score up and down"),
+                    key="x_terms_chart")
+    st.caption(f"Contributions: {ex.method}. {len(present)} of the model's {len(ex.terms)} terms occur in the text.")
+if ex.tree_dot:
+    with right:
+        st.markdown("**The tree for this document** — fill: P(node = 1 | document); Δ: change of the class "
+                    "log-odds when the evidence under the node is removed")
+        left_right = st.toggle("Draw left to right", value=True, key="x_lr")
+        st.graphviz_chart(services.tree_dot(ex.tree_dot, left_right), width="stretch")
+    with st.expander("Node table"):
+        st.dataframe(ex.nodes, hide_index=True, key="x_nodes")
+with st.expander("All terms of the model"):
+    st.dataframe(ex.terms, hide_index=True, key="x_terms")

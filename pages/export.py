@@ -1,0 +1,49 @@
+"""Export: trained models, the tables as CSV and a report of a training job."""
+import json
+
+import streamlit as st
+
+from hbnlab.app import services, state, widgets
+
+cfg = widgets.page_frame("Export", "Download what a training job produced.")
+done = services.finished_train_jobs()
+job_id = widgets.job_picker(done, key="p_job", session_key=state.EVAL_JOB)
+if job_id is None:
+    st.info("No finished training job yet: train one on the Training page.")
+    st.stop()
+with widgets.readable_errors():
+    out = services.train_outputs(job_id)
+widgets.synthetic_notice(out.synthetic)
+prefix = f"hbnlab-job{job_id}" + ("-synthetic" if out.synthetic else "")
+
+st.subheader("Report")
+with widgets.readable_errors():
+    report_md = services.markdown_report(job_id)
+    report_html = services.html_report(job_id)
+c1, c2 = st.columns(2)
+c1.download_button("Download the report (Markdown)", report_md, file_name=f"{prefix}-report.md",
+                   mime="text/markdown", key="p_report_md", icon=":material/description:")
+if report_html is not None:
+    c2.download_button("Download the report (HTML)", report_html, file_name=f"{prefix}-report.html",
+                       mime="text/html", key="p_report_html", icon=":material/html:")
+else:
+    c2.caption("The HTML report arrives with the export issue; the Markdown report holds the same tables.")
+with st.expander("Preview"):
+    st.markdown(report_md)
+
+st.subheader("Tables (CSV)")
+tables = services.export_tables(job_id)
+cols = st.columns(len(tables))
+for col, (name, data) in zip(cols, tables.items()):
+    col.download_button(name, data, file_name=f"{prefix}-{name}", mime="text/csv", key=f"p_csv_{name}",
+                        icon=":material/table:")
+
+st.subheader("Models")
+unit = widgets.unit_picker(out, key="p_unit")
+info = out.unit(unit)
+st.download_button(f"Download the model {unit.replace('|', ' · ')}", services.model_bytes(info["model"]),
+                   file_name=f"{prefix}-{unit.replace('|', '-')}.{services.MODEL_SUFFIX}",
+                   mime="application/octet-stream", key="p_model", icon=":material/download:")
+st.caption(services.MODEL_FORMAT_NOTE)
+st.download_button("Experiment settings (JSON)", json.dumps(out.result["config"], indent=2),
+                   file_name=f"{prefix}-config.json", mime="application/json", key="p_config")

@@ -1,0 +1,61 @@
+"""Features: indexing options, the term scoring method, the number of terms, local or global."""
+import streamlit as st
+
+from hbnlab.app import charts, services, state, widgets
+from hbnlab.app.config import SELECTION_METHODS, SELECTION_SCOPES, STEMMING, STOPWORDS
+
+cfg = widgets.page_frame("Features", "How texts become binary term vectors, and which terms each classifier sees.")
+corpus = widgets.load_corpus(cfg)
+
+METHODS = {"ig": "information gain (thesis)", "chi2": "chi-square", "mi": "pointwise mutual information",
+           "df": "document frequency", "fisher": "Fisher's discrimination index"}
+with st.form("features_form", border=True):
+    st.markdown("**Indexing** (thesis sec. 4.1.2: letters only, function words removed, no stemming, "
+                "terms of one training document dropped)")
+    c1, c2, c3 = st.columns(3)
+    stopwords = c1.selectbox("Stop words", STOPWORDS, index=STOPWORDS.index(cfg.stopwords), key="f_stopwords")
+    stemming = c2.selectbox("Stemming", STEMMING, index=STEMMING.index(cfg.stemming), key="f_stemming")
+    min_df = c3.number_input("Minimum document frequency", min_value=1, max_value=100, value=cfg.min_df,
+                             key="f_min_df")
+    st.markdown("**Selection**")
+    c1, c2, c3 = st.columns(3)
+    selection = c1.selectbox("Scoring", SELECTION_METHODS, index=SELECTION_METHODS.index(cfg.selection),
+                             format_func=METHODS.get, key="f_selection")
+    n_features = c2.slider("Terms per class", min_value=5, max_value=300, value=min(cfg.n_features, 300), step=5,
+                           key="f_n_features")
+    scope = c3.radio("Scope", SELECTION_SCOPES, index=SELECTION_SCOPES.index(cfg.scope), horizontal=True,
+                     key="f_scope", help="local: the best terms of each class (thesis); global: one set for all")
+    usable = corpus.categories(min_train=1, min_test=1)
+    st.markdown("**Classes** (empty: the most frequent ones)")
+    c1, c2 = st.columns([3, 1])
+    categories = c1.multiselect("Classes", usable, default=[c for c in cfg.categories if c in usable],
+                                key="f_categories")
+    n_categories = c2.number_input("Most frequent", min_value=1, max_value=max(1, len(usable)),
+                                   value=min(cfg.n_categories, max(1, len(usable))), key="f_n_categories")
+    if st.form_submit_button("Apply", type="primary"):
+        cfg = state.update_config(stopwords=stopwords, stemming=stemming, min_df=int(min_df), selection=selection,
+                                  n_features=int(n_features), scope=scope, categories=tuple(categories),
+                                  n_categories=int(n_categories))
+
+data = widgets.load_experiment(cfg)
+widgets.synthetic_notice(data.synthetic)
+m = st.columns(4)
+m[0].metric("terms in the vocabulary", data.info["n_terms"])
+m[1].metric("training documents", data.info["n_train"])
+m[2].metric("classes", len(data.categories))
+m[3].metric("terms per class", cfg.n_features)
+
+label = widgets.class_picker(cfg, data, key="f_class")
+table = services.feature_table(state.get_config(), label)
+left, right = st.columns([2, 3])
+with left:
+    st.dataframe(table, hide_index=True, height=520, key="feature_table",
+                 column_config={"score": st.column_config.NumberColumn(format="%.4f"),
+                                "P(term | class)": st.column_config.NumberColumn(format="%.3f"),
+                                "P(term | not class)": st.column_config.NumberColumn(format="%.3f")})
+with right:
+    st.plotly_chart(charts.feature_scores(table["term"].tolist(), table["score"].tolist(),
+                                          title=f"Selected terms for {label}", score_name=METHODS[cfg.selection]),
+                    key="feature_chart")
+with st.expander("Selected terms of every class"):
+    st.dataframe(services.feature_overview(state.get_config()), key="feature_overview")

@@ -1,0 +1,55 @@
+"""Structure: the HBN / HNB tree of a class, redrawn live as B and alpha move (no EM)."""
+import time
+
+import streamlit as st
+
+from hbnlab.app import services, state, widgets
+from hbnlab.app.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
+from hbnlab.experiments import paper_values as pv
+
+cfg = widgets.page_frame("Structure", "The tree the clustering algorithm builds over the selected terms of a "
+                         "class (thesis figs 3.3-3.12). Structure only: parameters are learnt on Training.")
+data = widgets.load_experiment(cfg)
+widgets.synthetic_notice(data.synthetic)
+
+c1, c2 = st.columns(2)
+algorithm = c1.selectbox("Algorithm", STRUCTURE_ALGORITHMS, index=STRUCTURE_ALGORITHMS.index(cfg.algorithm),
+                         key="s_algorithm", help="HBN: arcs toward the class; HNB: the same tree, arcs away from it")
+with c2:
+    label = widgets.class_picker(cfg, data, key="s_class")
+cfg = state.update_config(algorithm=algorithm)
+
+clustering = clustering_of(algorithm)
+B0, a0 = cfg.structure_params(algorithm)
+lo, hi, step = ALPHA_RANGE[clustering]
+default_B, default_a = pv.TABLE_4_1[f"HBN-{clustering.upper()}"]
+
+
+def reset_defaults():
+    state.set_config(state.get_config().with_structure_params(algorithm, default_B, default_a))
+    st.session_state.pop(f"B_{clustering}", None)
+    st.session_state.pop(f"alpha_{clustering}", None)
+
+
+c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+B = c1.slider("Branching factor B", min_value=B_RANGE[0], max_value=B_RANGE[1], value=B0, step=1,
+              key=f"B_{clustering}", help="at most B nodes below the class and below every hidden node")
+alpha_help = ("mutual information importance (DEP)" if clustering == "dep" else "cluster size penalty")
+alpha = c2.slider(f"alpha ({alpha_help})", min_value=lo, max_value=hi, value=float(a0), step=step,
+                  key=f"alpha_{clustering}", format="%.3f" if clustering != "dep" else "%.0f")
+c3.button(f"Table 4.1 defaults (B={default_B}, alpha={default_a:g})", on_click=reset_defaults, key="s_reset")
+cfg = state.set_config(state.get_config().with_structure_params(algorithm, B, alpha))
+
+t0 = time.perf_counter()
+with widgets.readable_errors():
+    tree = services.structure(cfg, label, algorithm)
+ms = 1000 * (time.perf_counter() - t0)
+
+left_right = st.toggle("Draw left to right (top-down is the thesis's layout)", value=True, key="s_lr")
+st.graphviz_chart(services.tree_dot(tree["dot"], left_right), width="content" if left_right else "stretch")
+s = tree["summary"]
+st.caption(f"{algorithm} for class **{label}** · B = {B}, alpha = {alpha:g} · {s['features']} terms, "
+           f"{s['hidden nodes']} hidden nodes, depth {s['depth']} · terms directly at the class: "
+           f"{', '.join(s['features at the class']) or 'none'} · built in {ms:.0f} ms")
+with st.expander("Tree as text"):
+    st.code(tree["text"], language=None)

@@ -1,0 +1,58 @@
+"""Training: background jobs for classes x classifiers, live EM progress, cancel / retry / resume."""
+import streamlit as st
+
+from hbnlab.app import charts, services, state, widgets
+
+cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
+                         "reload the page or open a second tab — the jobs and their models are kept on disk.")
+data = widgets.load_experiment(cfg)
+widgets.synthetic_notice(data.synthetic)
+
+available = services.available_classifiers()
+with st.form("train_form"):
+    c1, c2 = st.columns(2)
+    classes = c1.multiselect("Classes", data.categories, default=data.categories, key="t_classes")
+    chosen = c2.multiselect("Classifiers", available, default=[c for c in cfg.classifiers if c in available],
+                            key="t_classifiers")
+    c1, c2, c3 = st.columns(3)
+    n_restarts = c1.number_input("EM restarts (thesis: 64)", min_value=1, max_value=256, value=cfg.n_restarts,
+                                 key="t_restarts")
+    seed = c2.number_input("random_state", min_value=0, max_value=2**31 - 1, value=cfg.random_state, key="t_seed")
+    stage = c3.radio("Fit / evaluate on", ["test", "validation"], horizontal=True, key="t_stage",
+                     format_func={"test": "training → test", "validation": "training-0 → validation"}.get)
+    st.caption("HBN/HNB settings (B, alpha per algorithm) come from the Structure page: "
+               + ", ".join(f"{a}: B={cfg.structure_params(a)[0]}, alpha={cfg.structure_params(a)[1]:g}"
+                           for a in ("HBN-AVG", "HBN-OR", "HBN-DEP")))
+    submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
+if submitted:
+    if not classes or not chosen:
+        st.error("Choose at least one class and one classifier.")
+    else:
+        cfg = state.update_config(classifiers=tuple(chosen), n_restarts=int(n_restarts), random_state=int(seed))
+        with widgets.readable_errors():
+            job_id = services.submit_train(cfg, classes=classes, classifiers=chosen, stage=stage)
+        state.remember(state.LAST_TRAIN_JOB, job_id)
+        st.success(f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es).")
+missing = [c for c in services.ALL_CLASSIFIERS if c not in available]
+if missing:
+    st.caption(f"Not available in this installation: {', '.join(missing)}")
+
+st.subheader("Jobs")
+widgets.job_table(key="train_jobs")
+widgets.live_em_traces()
+
+st.subheader("EM log-likelihood traces")
+done = services.finished_train_jobs()
+job_id = widgets.job_picker(done, key="t_trace_job", label="Finished training job", session_key=state.EVAL_JOB)
+if job_id is None:
+    st.caption("Traces appear here when a training job has finished.")
+else:
+    with widgets.readable_errors():
+        traces = services.em_traces(job_id)
+        units = services.train_outputs(job_id).units_frame()
+    st.dataframe(units, hide_index=True, key="t_units")
+    if traces:
+        pick = st.multiselect("Models", list(traces), default=list(traces)[:1], key="t_trace_units")
+        st.plotly_chart(charts.em_traces({k: traces[k] for k in pick}), key="t_traces")
+    else:
+        st.caption("The models of this job have no EM (naive Bayes, SVM, ...).")

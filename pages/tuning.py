@@ -1,0 +1,66 @@
+"""Tuning: B x alpha (x number of terms) grids on the training-0 / validation split."""
+import streamlit as st
+
+from hbnlab.app import charts, services, state, widgets
+from hbnlab.app.config import STRUCTURE_ALGORITHMS, clustering_of
+
+cfg = widgets.page_frame("Tuning", "The thesis tunes B and alpha by validation micro breakeven: fit on "
+                         "training-0, measure on the validation split (sec. 4.2.1).")
+data = widgets.load_experiment(cfg)
+widgets.synthetic_notice(data.synthetic)
+
+available = [a for a in STRUCTURE_ALGORITHMS if a in services.available_classifiers()]
+if not available:
+    st.info("The HBN / HNB classifiers are not installed yet.")
+    st.stop()
+with st.form("tune_form"):
+    c1, c2 = st.columns(2)
+    algorithm = c1.selectbox("Classifier", available,
+                             index=available.index(cfg.algorithm) if cfg.algorithm in available else 0, key="u_algo")
+    classes = c2.multiselect("Classes", data.categories, default=data.categories, key="u_classes")
+    grid = services.alpha_grid(clustering_of(algorithm))
+    c1, c2, c3 = st.columns(3)
+    B_values = c1.multiselect("B values", list(range(2, 13)), default=[3, 5, 7, 9], key="u_B")
+    alpha_text = c2.text_input("alpha values (comma separated)", value=", ".join(f"{a:g}" for a in grid),
+                               key="u_alpha", help="thesis grids: AVG 0-0.12, OR 0-0.2, DEP 0-300")
+    nf_values = c3.multiselect("Terms per class", [10, 20, 30, 60, 100], default=[cfg.n_features]
+                               if cfg.n_features in (10, 20, 30, 60, 100) else [30], key="u_nf")
+    submitted = st.form_submit_button("Run the grid", type="primary", icon=":material/grid_on:")
+if submitted:
+    with widgets.readable_errors(stop=False):
+        alphas = services.parse_alpha_values(alpha_text, clustering_of(algorithm))
+        if not B_values or not nf_values or not classes:
+            raise ValueError("choose at least one B value, one number of terms and one class")
+        job_id = services.submit_tune(cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes)
+        state.remember(state.LAST_TUNE_JOB, job_id)
+        st.success(f"Submitted tuning job #{job_id}: {len(B_values) * len(alphas) * len(nf_values)} cells x "
+                   f"{len(classes)} classes.")
+
+st.subheader("Jobs")
+widgets.job_table(kind="tune", key="tune_jobs")
+
+st.subheader("Validation breakeven")
+done = [r for r in services.list_jobs("tune") if r.state == "done" and r.result]
+job_id = widgets.job_picker(done, key="u_job", label="Finished tuning job", session_key=state.LAST_TUNE_JOB)
+if job_id is None:
+    st.caption("The heatmap appears when a tuning job has finished.")
+    st.stop()
+result = services.get_job(job_id).result
+cells = services.tuning_cells(job_id)
+best = result["best"]
+for nf in sorted(cells["n_features"].unique()):
+    sub = cells[cells["n_features"] == nf]
+    mark = (best["B"], best["alpha"]) if best["n_features"] == nf else None
+    st.plotly_chart(charts.tuning_heatmap(sub, best=mark, title=f"{result['classifier']}: validation micro "
+                                          f"breakeven (%), {nf} terms per class"), key=f"u_heat_{nf}")
+st.success(f"Best cell: B = {best['B']}, alpha = {best['alpha']:g}, {best['n_features']} terms — validation "
+           f"micro breakeven {best['micro']:.1f}% (macro {best['macro']:.1f}%).")
+if st.button("Train the best cell on the full training set", type="primary", key="u_train_best"):
+    new = state.set_config(services.config_with_cell(result))
+    with widgets.readable_errors():
+        tid = services.submit_train(new, classes=result["classes"], classifiers=[result["classifier"]])
+    state.remember(state.LAST_TRAIN_JOB, tid)
+    st.success(f"Submitted training job #{tid} with B = {best['B']}, alpha = {best['alpha']:g}; "
+               "follow it on the Training page.")
+with st.expander("All cells"):
+    st.dataframe(cells, hide_index=True, key="u_cells")

@@ -1,0 +1,301 @@
+"""EM (hbnlab.bn.em): the vectorized E-step against a slow per-document brute force, the M-step
+by hand, monotone log-likelihood, planted-structure recovery, determinism, the stopping rules,
+progress / cancellation and the zero-count rule."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import bn_oracle as O
+from hbnlab.bn import em
+from hbnlab.bn import inference as I
+from hbnlab.bn import kernels as K
+from hbnlab.bn.params import TreeParameters
+from hbnlab.bn.structure import FEATURE, TreeStructure
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def problems(draw):
+    nested = O.nested_from_draw(draw, st)
+    tree = TreeStructure.from_nested(nested, direction=draw(st.sampled_from(["hbn", "hnb"])))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    params = O.random_params(tree, rng, draw(st.sampled_from([0.3, 1.0, 4.0])))
+    n = draw(st.integers(1, 30))
+    X = rng.integers(0, 2, (n, tree.n_features))
+    y = rng.integers(0, 2, n)
+    return params, X, y
+
+
+def _batched(params_list):
+    return [np.stack([p.cpts[i] for p in params_list]) for i in range(params_list[0].tree.n_nodes)]
+
+
+# ----------------------------------------------------------------------------- E-step
+@SETTINGS
+@given(problems())
+def test_e_step_counts_equal_per_document_brute_force(prob):
+    params, X, y = prob
+    data = em.EMData.from_documents(params.tree, X, y)
+    stats = em.e_step(data, _batched([params]))
+    expect = O.expected_counts(params, X, y)
+    tree = params.tree
+    for i in range(tree.n_nodes):
+        if tree.direction == "hbn" and tree.kind[i] == FEATURE:
+            assert i not in stats.counts          # fixed marginals: no statistics
+        else:
+            np.testing.assert_allclose(stats.counts[i][0], expect[i], atol=1e-9)
+    assert stats.log_likelihood[0] == pytest.approx(O.log_likelihood(params, X, y), abs=1e-9)
+    assert stats.conditional_log_likelihood[0] == pytest.approx(
+        O.log_likelihood(params, X, y, conditional=True), abs=1e-9)
+
+
+@SETTINGS
+@given(problems(), st.integers(1, 5))
+def test_batched_restarts_and_chunking_match_single_runs(prob, R):
+    params, X, y = prob
+    rng = np.random.default_rng(R)
+    many = [O.random_params(params.tree, rng) for _ in range(R)]
+    data = em.EMData.from_documents(params.tree, X, y)
+    batch = em.e_step(data, _batched(many))
+    old = K.MAX_BLOCK_ELEMENTS
+    try:
+        K.MAX_BLOCK_ELEMENTS = 1          # one restart per chunk
+        chunked = em.e_step(data, _batched(many))
+    finally:
+        K.MAX_BLOCK_ELEMENTS = old
+    for r, p in enumerate(many):
+        single = em.e_step(data, _batched([p]))
+        for i, N in single.counts.items():
+            np.testing.assert_allclose(batch.counts[i][r], N[0], rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(chunked.counts[i][r], N[0], rtol=1e-12, atol=1e-12)
+        assert batch.log_likelihood[r] == pytest.approx(single.log_likelihood[0], rel=1e-12)
+
+
+def test_hbn_wide_nodes_use_every_kernel_path():
+    # nodes with >= 3 hidden children run in "split" mode (with and without feature children),
+    # others densely (hidden children only) or by gathering; all must match the brute force
+    tree = TreeStructure.from_nested([[[0, 1], [2, 3], [4, 5], 6], 7])
+    data = em.EMData.from_documents(tree, np.zeros((1, 8)), [0])
+    modes = {nd.mode for nd in data.plan.nodes.values()}
+    assert modes == {"split", "gather"}
+    tree2 = TreeStructure.from_nested([[[0, 1], [2, 3], [4, 5]]])
+    modes2 = {nd.mode for nd in em.EMData.from_documents(tree2, np.zeros((1, 6)), [0]).plan.nodes.values()}
+    assert modes2 == {"split", "dense", "gather"}
+    rng = np.random.default_rng(5)
+    for t in (tree, tree2):
+        p = O.random_params(t, rng)
+        X = rng.integers(0, 2, (40, t.n_features))
+        y = rng.integers(0, 2, 40)
+        stats = em.e_step(em.EMData.from_documents(t, X, y), _batched([p]))
+        expect = O.expected_counts(p, X, y)
+        for i, N in stats.counts.items():
+            np.testing.assert_allclose(N[0], expect[i], atol=1e-9)
+
+
+# ----------------------------------------------------------------------------- M-step
+def test_m_step_by_hand_pseudo_count_and_zero_rows():
+    counts = {0: np.array([[[3.0, 1.0], [0.0, 0.0], [0.0, 2.0]]])}
+    prev = [np.array([[[0.1, 0.9], [0.2, 0.8], [0.3, 0.7]]]), np.array([[0.4, 0.6]])]
+    stats = em.SufficientStatistics(counts, np.zeros(1), np.zeros(1))
+    new = em.m_step(stats, prev)
+    np.testing.assert_allclose(new[0][0], [[0.75, 0.25], [0.5, 0.5], [0.0, 1.0]])   # empty row: uniform
+    np.testing.assert_array_equal(new[1], prev[1])                                     # no statistics: kept
+    new = em.m_step(stats, prev, pseudo_count=1.0)
+    np.testing.assert_allclose(new[0][0], [[4 / 6, 2 / 6], [0.5, 0.5], [1 / 4, 3 / 4]])
+
+
+def test_unseen_parent_configuration_gets_uniform_row_and_no_nan():
+    # F0 and F1 are never both present in training: class row 3 has zero expected count
+    tree = TreeStructure.from_nested([0, 1])
+    X = np.array([[0, 0], [1, 0], [0, 1], [1, 0], [0, 0]] * 4)
+    y = np.array([0, 1, 1, 1, 0] * 4)
+    res = em.fit_em(tree, X, y, n_restarts=2, random_state=0)
+    np.testing.assert_allclose(res.params.cpt(0)[3], [0.5, 0.5])
+    assert I.class_log_odds(res.params, np.array([[1, 1]]))[0] == 0.0
+    assert all(np.all(np.isfinite(t)) for t in res.params.cpts)
+
+
+# ----------------------------------------------------------------------------- the loop
+def _sampled(direction, seed=0, n=3000):
+    tree = TreeStructure.from_nested([[0, 1, 2], [3, 4], 5, [6, [7, 8]]], direction=direction)
+    rng = np.random.default_rng(seed)
+    true = O.random_params(tree, rng, 0.4)
+    X, y, _ = O.sample(true, n, rng)
+    return tree, true, X, y
+
+
+@pytest.mark.parametrize("direction", ["hbn", "hnb"])
+def test_log_likelihood_never_decreases(direction):
+    tree, _, X, y = _sampled(direction, seed=1, n=800)
+    res = em.fit_em(tree, X, y, n_restarts=6, random_state=0, stopping="absolute", tol=1e-7, max_iter=150)
+    for trace in res.traces:
+        gains = np.diff(trace)
+        assert np.all(gains >= -1e-9 * np.abs(trace[:-1])), gains.min()
+    if direction == "hbn":
+        # for an HBN log P(c | f) differs from log P(c, f) by a constant: monotone as well
+        res = em.fit_em(tree, X, y, n_restarts=4, random_state=1, criterion="conditional", tol=1e-7,
+                        stopping="absolute", max_iter=100)
+        for trace in res.traces:
+            assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+
+
+@pytest.mark.parametrize("direction", ["hbn", "hnb"])
+def test_map_objective_never_decreases_with_pseudo_count(direction):
+    # with a pseudo-count a the M-step maximises log L + a * sum log theta (Dirichlet(a + 1))
+    tree, _, X, y = _sampled(direction, seed=2, n=500)
+    a = 0.5
+    data = em.EMData.from_documents(tree, X, y)
+    cpts = em.initial_parameters(data, 3, random_state=0, pseudo_count=a)
+    learned = [i for i in range(tree.n_nodes) if not (direction == "hbn" and tree.kind[i] == FEATURE)]
+    prev = -np.inf
+    for _ in range(40):
+        stats = em.e_step(data, cpts)
+        obj = stats.log_likelihood + a * sum(np.log(cpts[i]).reshape(3, -1).sum(1) for i in learned)
+        assert np.all(obj >= prev - 1e-9 * np.abs(obj))
+        prev = obj
+        cpts = em.m_step(stats, cpts, a)
+
+
+@pytest.mark.parametrize("direction", ["hbn", "hnb"])
+def test_planted_structure_recovery(direction):
+    tree, true, X, y = _sampled(direction, seed=3, n=4000)
+    res = em.fit_em(tree, X, y, n_restarts=16, random_state=0, stopping="absolute", tol=1e-5, max_iter=500)
+    ll_true = I.log_likelihood(true, X, y)
+    # EM with restarts reaches at least the likelihood of the generating parameters
+    assert res.full_log_likelihood[res.best_restart] >= ll_true - 1e-3 * abs(ll_true)
+    # ... and predicts like them on fresh documents
+    rng = np.random.default_rng(99)
+    Xn, yn, _ = O.sample(true, 3000, rng)
+    p_true = I.class_posterior(true, Xn)[:, 1]
+    p_fit = I.class_posterior(res.params, Xn)[:, 1]
+    assert np.mean(np.abs(p_true - p_fit)) < 0.05
+    assert np.mean((p_fit > 0.5) == (p_true > 0.5)) > 0.95
+    if direction == "hbn":
+        # Proposition 2: the feature marginals are the training frequencies
+        for i in tree.feature_nodes():
+            assert res.params.cpt(i)[1] == pytest.approx(X[:, tree.feature[i]].mean())
+
+
+def test_starting_from_the_truth_and_init_argument():
+    tree, true, X, y = _sampled("hbn", seed=4, n=2000)
+    res = em.fit_em(tree, X, y, n_restarts=1, init=true, max_iter=0)
+    assert res.n_iter.tolist() == [0] and res.traces[0].size == 1
+    assert res.full_log_likelihood[0] == pytest.approx(I.log_likelihood(res.params, X, y))
+    # the hidden and class tables are the given ones (feature marginals are set to frequencies)
+    np.testing.assert_allclose(res.params.cpt(0), true.cpt(0))
+    assert res.conditional_log_likelihood[0] == pytest.approx(I.log_likelihood(true, X, y, conditional=True))
+    with pytest.raises(ValueError, match="not a TreeParameters for this tree"):
+        em.fit_em(tree, X, y, n_restarts=1, init=TreeParameters.uniform(TreeStructure.from_nested([0, 1])))
+
+
+def test_determinism_and_seed_sensitivity():
+    tree, _, X, y = _sampled("hnb", seed=5, n=600)
+    a = em.fit_em(tree, X, y, n_restarts=4, random_state=7, max_iter=30)
+    b = em.fit_em(tree, X, y, n_restarts=4, random_state=7, max_iter=30)
+    c = em.fit_em(tree, X, y, n_restarts=4, random_state=8, max_iter=30)
+    for ta, tb in zip(a.traces, b.traces):
+        np.testing.assert_array_equal(ta, tb)
+    for pa, pb in zip(a.params.cpts, b.params.cpts):
+        np.testing.assert_array_equal(pa, pb)
+    assert any(not np.array_equal(ta[:1], tc[:1]) for ta, tc in zip(a.traces, c.traces))
+
+
+@pytest.mark.parametrize("stopping", ["absolute", "relative"])
+def test_stopping_rule_fires_exactly_at_the_first_small_gain(stopping):
+    tree, _, X, y = _sampled("hbn", seed=6, n=1000)
+    tol = 1e-3 if stopping == "absolute" else 1e-6
+    res = em.fit_em(tree, X, y, n_restarts=5, random_state=0, stopping=stopping, tol=tol, max_iter=2000)
+    assert res.converged.all()
+    for trace, n in zip(res.traces, res.n_iter):
+        assert trace.size == n + 1
+        gains = np.diff(trace)
+        thr = tol if stopping == "absolute" else tol * np.abs(trace[:-1])
+        small = gains < thr
+        assert small[-1] and not small[:-1].any()
+    # the restarts stop at different iterations: converged ones were frozen while others went on
+    assert len(set(res.n_iter.tolist())) > 1
+    assert res.seconds.max() <= res.total_seconds + 1e-9
+    best = int(np.argmax(res.full_log_likelihood))
+    assert res.best_restart == best and res.log_likelihood == res.full_log_likelihood[best]
+
+
+def test_max_iter_stops_without_convergence():
+    tree, _, X, y = _sampled("hnb", seed=7, n=500)
+    res = em.fit_em(tree, X, y, n_restarts=3, random_state=0, tol=0.0, stopping="absolute", max_iter=5)
+    assert res.n_iter.tolist() == [5, 5, 5] and not res.converged.any()
+
+
+def test_progress_reports_the_batch_and_should_stop_cancels():
+    tree, _, X, y = _sampled("hbn", seed=8, n=500)
+    seen = []
+    res = em.fit_em(tree, X, y, n_restarts=4, random_state=0, progress=seen.append, max_iter=300)
+    assert [s["iteration"] for s in seen] == list(range(len(seen)))
+    assert seen[-1]["n_running"] == 0 and seen[0]["n_restarts"] == 4
+    running = [s["n_running"] for s in seen]
+    assert running == sorted(running, reverse=True)
+    assert len(seen) == res.n_iter.max() + 1
+    assert seen[-1]["best_log_likelihood"] == pytest.approx(res.log_likelihood)
+    json.dumps(seen[-1])
+
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return len(calls) >= 3
+
+    with pytest.raises(em.EMCancelled) as info:
+        em.fit_em(tree, X, y, n_restarts=4, random_state=0, tol=0.0, should_stop=stop)
+    r = info.value.result
+    assert r.cancelled and max(len(t) for t in r.traces) == 3 and isinstance(r.params, TreeParameters)
+
+
+def test_sample_weight_equals_duplicated_rows():
+    tree, _, X, y = _sampled("hnb", seed=9, n=300)
+    w = np.arange(300) % 3
+    a = em.fit_em(tree, X, y, n_restarts=2, random_state=0, sample_weight=w, max_iter=20)
+    rep = np.repeat(np.arange(300), w)
+    b = em.fit_em(tree, X[rep], y[rep], n_restarts=2, random_state=0, max_iter=20)
+    for ta, tb in zip(a.traces, b.traces):
+        np.testing.assert_allclose(ta, tb, rtol=1e-10)
+
+
+def test_result_is_json_able_and_bad_options_are_named():
+    tree, _, X, y = _sampled("hbn", seed=10, n=200)
+    res = em.fit_em(tree, X, y, n_restarts=2, random_state=0, max_iter=5)
+    d = json.loads(json.dumps(res.to_dict()))
+    assert TreeParameters.from_dict(d["params"]).tree == tree
+    assert d["settings"]["n_patterns"] <= 200
+    for kw, msg in [
+        ({"n_restarts": 0}, "n_restarts must be a positive integer, got 0"),
+        ({"tol": -1}, "tol must be a non-negative number, got -1"),
+        ({"max_iter": 2.5}, "max_iter must be a non-negative integer, got 2.5"),
+        ({"stopping": "rel"}, "stopping must be one of .*'rel'"),
+        ({"criterion": "cll"}, "criterion must be one of .*'cll'"),
+        ({"pseudo_count": -0.1}, "pseudo_count must be a non-negative number, got -0.1"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            em.fit_em(tree, X, y, **kw)
+    with pytest.raises(ValueError, match="y must hold 0/1 labels"):
+        em.fit_em(tree, X, y + 1)
+    with pytest.raises(ValueError, match="X has 3 columns, expected 9"):
+        em.fit_em(tree, X[:, :3], y)
+
+
+def test_initial_parameters_follow_the_thesis():
+    tree, _, X, y = _sampled("hbn", seed=11, n=400)
+    data = em.EMData.from_documents(tree, X, y)
+    cpts = em.initial_parameters(data, 5, random_state=0)
+    assert np.all(cpts[0] == 0.5)                                    # uniform class table
+    for i in tree.feature_nodes():                                   # frequencies
+        np.testing.assert_allclose(cpts[i][:, 1], X[:, tree.feature[i]].mean())
+    h = tree.hidden_nodes()[0]
+    assert np.unique(cpts[h][:, :, 1]).size == cpts[h][:, :, 1].size  # random rows
+    hnb = em.EMData.from_documents(tree.with_direction("hnb"), X, y)
+    c2 = em.initial_parameters(hnb, 5, random_state=0)
+    assert np.all(c2[0] == 0.5)
+    f = tree.feature_nodes()[0]
+    assert np.unique(c2[f][:, :, 1]).size == 10                      # HNB feature tables random too

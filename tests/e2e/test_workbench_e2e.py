@@ -1,0 +1,210 @@
+"""The workbench in a real browser: Playwright driving Debian's chromium against `streamlit run app.py`.
+
+Steps (a screenshot of each under test-output/e2e/): home -> start with the synthetic corpus ->
+structure (move the B slider, the tree changes) -> train (a background job, watched to the
+end) -> explain a document -> export (download the report and a CSV).
+"""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "test-output" / "e2e"
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "HBNLAB_DATA_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+    log = open(tmp_path / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            log.close()
+            raise RuntimeError(f"streamlit did not start: {(tmp_path / 'streamlit.log').read_text()[-3000:]}")
+        time.sleep(0.3)
+    yield url, tmp_path / "home"
+    proc.terminate()
+    try:
+        proc.wait(20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def _shot(page, name):
+    OUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
+
+
+def _idle(page, timeout=60_000):
+    """Wait until Streamlit has finished the current run (its status widget offers "Stop" while
+    a script runs) and the charts have been drawn."""
+    page.wait_for_timeout(400)
+    page.wait_for_function(
+        "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+        " return !w || !(w.innerText.includes('Stop') || w.innerText.includes('Running')); }",
+        timeout=timeout)
+    page.wait_for_timeout(800)
+
+
+def _rendered(page, plots: int = 0, frames: int = 0, timeout=30_000):
+    """Wait until ``plots`` plotly charts and ``frames`` data frames have been drawn (Streamlit
+    shows skeletons while their JavaScript loads)."""
+    page.wait_for_function(
+        "([p, f]) => document.querySelectorAll('[data-testid=\"stPlotlyChart\"] .main-svg').length >= p"
+        " && document.querySelectorAll('[data-testid=\"stDataFrame\"] canvas').length >= f",
+        arg=[plots, frames], timeout=timeout)
+    page.wait_for_timeout(500)
+
+
+def _nav(page, title):
+    page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+    _idle(page)
+
+
+def _tree_svg(page) -> str:
+    chart = page.locator('[data-testid="stGraphVizChart"] svg').first
+    chart.wait_for(timeout=60_000)
+    return chart.inner_html()
+
+
+def test_workbench_in_a_real_browser(server):
+    from playwright.sync_api import sync_playwright
+
+    url, home = server
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 2000}, accept_downloads=True)
+        page.set_default_timeout(60_000)
+        page.goto(url)
+        page.get_by_role("heading", name="hbnlab workbench").wait_for()
+        _idle(page)
+        _rendered(page, frames=0)
+        _shot(page, "01_home")
+
+        # 1. the synthetic corpus in one click
+        page.get_by_role("button", name="Start with the synthetic corpus").click()
+        page.get_by_role("heading", name="Corpus").first.wait_for()
+        page.get_by_text("SYNTHETIC corpus", exact=False).first.wait_for()
+        _idle(page)
+        _rendered(page, plots=3, frames=2)
+        _shot(page, "02_corpus_synthetic")
+
+        # 2. the structure redraws as the B slider moves
+        _nav(page, "Structure")
+        before = _tree_svg(page)
+        assert "alphaTOPIC" in before
+        _shot(page, "03_structure_B9")
+        slider = page.get_by_role("slider").first
+        slider.focus()
+        for _ in range(5):  # B 9 -> 4
+            page.keyboard.press("ArrowLeft")
+        _idle(page)
+        page.wait_for_function(
+            "(old) => { const s = document.querySelector('[data-testid=\"stGraphVizChart\"] svg');"
+            " return s && s.innerHTML !== old; }", arg=before, timeout=30_000)
+        page.wait_for_timeout(1500)  # d3-graphviz animates the change
+        after = _tree_svg(page)
+        assert after != before
+        assert "B = 4" in page.locator("body").inner_text()
+        _shot(page, "04_structure_B4")
+
+        # 3. a background training job, watched to the end
+        _nav(page, "Training")
+        restarts = page.get_by_label("EM restarts (thesis: 64)")
+        restarts.fill("12")
+        restarts.press("Tab")
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("Submitted training job #1").wait_for()
+        _shot(page, "05_training_submitted")
+        from hbnlab.jobs.registry import RunRegistry
+
+        reg = RunRegistry(home / "runs")
+        deadline = time.monotonic() + 120
+        while "iteration" not in (reg.get(1).progress or {}) and reg.get(1).state in ("queued", "running"):
+            assert time.monotonic() < deadline, "the training job did not start"
+            time.sleep(0.1)
+        page.wait_for_timeout(2500)  # the job table and the live EM plot refresh every second
+        _shot(page, "05b_training_running")
+        deadline = time.monotonic() + 240
+        while reg.get(1).state in ("queued", "running"):
+            assert time.monotonic() < deadline, "the training job did not finish"
+            time.sleep(0.5)
+        rec = reg.get(1)
+        assert rec.state == "done", rec.error
+        page.get_by_text("EM log-likelihood traces").wait_for()
+        page.wait_for_timeout(2500)  # the job table fragment refreshes every second
+        _idle(page)
+        _rendered(page, plots=1, frames=2)
+        _shot(page, "06_training_done")
+
+        # 4. why did the model say alpha for this document?
+        _nav(page, "Explain")
+        page.get_by_text(re.compile(r"gives P\(alpha \| document\)")).first.wait_for()
+        page.locator("mark").first.wait_for()
+        _rendered(page, plots=1, frames=1)
+        tree = _tree_svg(page)
+        assert "P=" in tree
+        page.wait_for_timeout(1000)
+        _shot(page, "07_explain")
+        page.locator('[data-testid="stGraphVizChart"]').first.screenshot(path=str(OUT / "07b_explain_tree.png"))
+
+        # 5. evaluation and export
+        _nav(page, "Evaluation")
+        page.get_by_text("Breakeven (%)").first.wait_for()
+        _rendered(page, plots=4, frames=2)
+        _shot(page, "08_evaluation")
+        _nav(page, "Export")
+        with page.expect_download() as dl:
+            page.get_by_role("button", name="Download the report (Markdown)").click()
+        report = OUT / "report.md"
+        dl.value.save_as(str(report))
+        text = report.read_text("utf-8")
+        assert "# hbnlab workbench report" in text and "SYNTHETIC corpus" in text and "| micro |" in text
+        with page.expect_download() as dl:
+            page.get_by_role("button", name="Download the report (HTML)").click()
+        html = OUT / "report.html"
+        dl.value.save_as(str(html))
+        text = html.read_text("utf-8")
+        assert text.startswith("<!DOCTYPE html>") and 'id="synthetic-badge"' in text and "<svg" in text
+        with page.expect_download() as dl:
+            page.get_by_role("button", name="breakeven.csv").click()
+        csv = OUT / "breakeven.csv"
+        dl.value.save_as(str(csv))
+        assert csv.read_text("utf-8").splitlines()[0].startswith("class,")
+        _shot(page, "09_export")
+        browser.close()

@@ -1,0 +1,13 @@
+"""The examples in the export modules' docstrings run."""
+import doctest
+
+import pytest
+
+import hbnlab.export.bn_formats
+import hbnlab.export.model_io
+
+
+@pytest.mark.parametrize("module", [hbnlab.export.model_io, hbnlab.export.bn_formats])
+def test_doctests(module):
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
