@@ -1,18 +1,11 @@
 """Evaluation: breakeven per class x classifier, PR curves, 11-point precision, F1@k, thresholds."""
 import streamlit as st
 
-from hbnlab.app import charts, services, state, widgets
+from hbnlab.app import charts, services, widgets
 
 cfg = widgets.page_frame("Evaluation", "Precision/recall breakeven per class with micro and macro averages "
                          "(thesis sec. 4.1.3), ranking measures of de Campos et al., and decision thresholds.")
-done = services.finished_train_jobs()
-job_id = widgets.job_picker(done, key="e_job", session_key=state.EVAL_JOB)
-if job_id is None:
-    st.info("No finished training job yet: train one on the Training page.")
-    st.stop()
-with widgets.readable_errors():
-    out = services.train_outputs(job_id)
-widgets.synthetic_notice(out.synthetic)
+job_id, out = widgets.finished_job_outputs(key="e_job")
 split = "test set" if out.stage == "test" else "validation split"
 st.caption(f"Job #{job_id} · {out.corpus_name} · evaluated on the {split} ({len(out.doc_ids)} documents)")
 

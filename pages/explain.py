@@ -6,14 +6,7 @@ from hbnlab.app import charts, services, state, widgets
 cfg = widgets.page_frame("Explain", "Pick a test document: see the model's terms in the text, the tree coloured "
                          "by P(node = 1 | document) with each subtree's contribution, and the terms that push "
                          "the score up and down.")
-done = services.finished_train_jobs()
-job_id = widgets.job_picker(done, key="x_job", session_key=state.EVAL_JOB)
-if job_id is None:
-    st.info("No finished training job yet: train one on the Training page.")
-    st.stop()
-with widgets.readable_errors():
-    out = services.train_outputs(job_id)
-widgets.synthetic_notice(out.synthetic)
+job_id, out = widgets.finished_job_outputs(key="x_job")
 
 c1, c2 = st.columns([1, 2])
 with c1:

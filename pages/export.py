@@ -3,17 +3,10 @@ import json
 
 import streamlit as st
 
-from hbnlab.app import services, state, widgets
+from hbnlab.app import services, widgets
 
 cfg = widgets.page_frame("Export", "Download what a training job produced.")
-done = services.finished_train_jobs()
-job_id = widgets.job_picker(done, key="p_job", session_key=state.EVAL_JOB)
-if job_id is None:
-    st.info("No finished training job yet: train one on the Training page.")
-    st.stop()
-with widgets.readable_errors():
-    out = services.train_outputs(job_id)
-widgets.synthetic_notice(out.synthetic)
+job_id, out = widgets.finished_job_outputs(key="p_job")
 prefix = f"hbnlab-job{job_id}" + ("-synthetic" if out.synthetic else "")
 
 st.subheader("Report")

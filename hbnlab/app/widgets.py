@@ -231,3 +231,19 @@ def wait_note(job_id: int) -> None:
 __all__ = ["page_frame", "sidebar_status", "synthetic_notice", "show_error", "readable_errors", "load_corpus",
            "load_experiment", "class_picker", "job_picker", "unit_picker", "job_table", "corpus_description",
            "wait_note", "live_em_traces"]
+
+
+def finished_job_outputs(key: str):
+    """Pick a finished training job (shared selection across the result pages) and load its
+    outputs; stops the page with a hint when there is none yet.  Returns ``(job_id, outputs)``."""
+    from hbnlab.app import services, state
+
+    done = services.finished_train_jobs()
+    job_id = job_picker(done, key=key, session_key=state.EVAL_JOB)
+    if job_id is None:
+        st.info("No finished training job yet: train one on the Training page.")
+        st.stop()
+    with readable_errors():
+        out = services.train_outputs(job_id)
+    synthetic_notice(out.synthetic)
+    return job_id, out

@@ -35,6 +35,8 @@ class BernoulliNBClassifier(BinaryTextClassifier):
     True
     """
 
+    _poor_score_on_generic_data = True  # presence/count model (see the base class)
+
     def __init__(self, *, N0=0.1, n_features=None, selection="ig"):
         self.N0 = N0
         self.n_features = n_features
@@ -76,9 +78,3 @@ class BernoulliNBClassifier(BinaryTextClassifier):
         # sum_i [x_i * on_i + (1 - x_i) * off_i] = off.sum() + X @ (on - off)
         return prior + off.sum() + np.asarray(Xb @ (on - off)).ravel()
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # The model sees presence/absence only; sklearn's generic checks feed it continuous blobs,
-        # where thresholding at 0 loses the signal (sklearn's own BernoulliNB binarizes likewise).
-        tags.classifier_tags.poor_score = True
-        return tags
