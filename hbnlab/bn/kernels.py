@@ -16,9 +16,13 @@ HBN (arcs toward the root; features are observed parentless roots)
     features, so ``q_i = sum_x prod_j P(c_j = x_j | ...) P(i | x)`` (thesis ch. 2, the factorised
     joint).  The states of the feature children are known, so only the ``2**h`` configurations
     of the hidden children are summed: the table rows ``base_p + offs[x_h]`` are gathered.
+    Each node works on its own *sub-patterns* (distinct rows of the features under it), which
+    are far fewer than the patterns for nodes away from the class.  A node with ``h >= 3``
+    hidden children sums their configurations in two halves ("split" mode, see :class:`_Split`).
     Downward (class observed): ``rho_i = P(H_i | f, c) / q_i``; the family posterior of node
-    ``i`` is ``W(x) P(i = s | x) rho_i(s)`` with ``W`` the product of the children's ``q``,
-    and the posterior of a hidden child is the matching marginal of it.
+    ``i`` is ``W(x) P(i = s | x) rho_i(s)`` with ``W`` the product of the children's ``q``
+    (expected counts: its sum over documents), and the posterior of a hidden child is the
+    matching marginal of it.
 
 HNB (arcs away from the root; features are observed leaves)
     Upward lambda messages ``lambda_i(s) = P(features under i | i = s)`` in log space (feature
@@ -45,7 +49,7 @@ LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
 # processed in chunks below it (~64 MB)
 MAX_BLOCK_ELEMENTS = 8_000_000
 # an HBN node with at least this many hidden children is computed in "split" mode (see
-# _HBNNode): its hidden children are split into two groups whose configurations are summed one
+# _Split): its hidden children are split into two groups whose configurations are summed one
 # after the other, so the work per sub-pattern is ~2**(h/2) instead of 2**h
 SPLIT_MIN_HIDDEN = 3
 
@@ -522,8 +526,10 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
         if nd.h:
             # P(child b = 1 | f, c) = sum_s rho(s) D1[b, s]; P(child b = 0 | f, c) is its complement
             # within P(i | f, c) summed over s (= 1 up to rounding): an absolute error ~1e-16 only
-            tot = (r_i * q[i][:, nd.inv]).sum(axis=-1, keepdims=True)   # (R, P, 1)
-            p1 = np.clip((D1[:, nd.inv] * r_i[:, :, None, :]).sum(axis=-1), 0.0, tot)   # (R, P, h)
+            qi = q[i][:, nd.inv]
+            tot = r_i[..., :1] * qi[..., :1] + r_i[..., 1:] * qi[..., 1:]       # (R, P, 1)
+            Dp = D1[:, nd.inv]                                                   # (R, P, h, 2)
+            p1 = np.clip(Dp[..., 0] * r_i[..., :1] + Dp[..., 1] * r_i[..., 1:], 0.0, tot)   # (R, P, h)
             p0 = tot - p1
             for b, c in enumerate(nd.hid_nodes):
                 pc = np.stack([p0[..., b], p1[..., b]], axis=-1)
@@ -541,9 +547,21 @@ def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
     A = np.stack([cpts[c] for c in nd.feat_children], axis=1)        # (R, f, 2[s], 2[x])
     with np.errstate(divide="ignore"):
         L = np.maximum(np.log(A), LOG_FLOOR)
+    R, f = A.shape[:2]
     L0 = L[..., 0].sum(axis=1)                                         # (R, 2)
-    D = L[..., 1] - L[..., 0]                                          # (R, f, 2)
-    return L0[:, None, :] + nd.Uf @ D                                  # (R, P, 2)
+    D = (L[..., 1] - L[..., 0]).transpose(1, 0, 2).reshape(f, R * 2)   # (f, R * 2)
+    LU = (nd.Uf @ D).reshape(-1, R, 2).transpose(1, 0, 2)              # one matrix product
+    return L0[:, None, :] + LU                                         # (R, P, 2)
+
+
+def _times_cpt_t(a, C):
+    """sum_s a[..., s] C[r, t, s] for 2x2 tables (== a @ C^T), without tiny matrix products."""
+    return a[..., :1] * C[:, None, :, 0] + a[..., 1:] * C[:, None, :, 1]
+
+
+def _times_cpt(a, C):
+    """sum_t a[..., t] C[r, t, s] for 2x2 tables (== a @ C)."""
+    return a[..., :1] * C[:, None, 0, :] + a[..., 1:] * C[:, None, 1, :]
 
 
 def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
@@ -582,12 +600,12 @@ def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
             R = cpts[0].shape[0]
             total = np.zeros((R, plan.P, 2))
         loglam[i] = total
-        mx = total.max(axis=-1, keepdims=True)
-        mx = np.where(np.isfinite(mx), mx, 0.0)
+        mx = np.maximum(total[..., :1], total[..., 1:])
+        mx[~np.isfinite(mx)] = 0.0
         scale[i] = mx
         lam[i] = np.exp(total - mx)
         if i != 0:
-            msg[i] = lam[i] @ np.swapaxes(cpts[i], 1, 2)   # m(s_u) = sum_s P(i = s | s_u) lam(s)
+            msg[i] = _times_cpt_t(lam[i], cpts[i])      # m(s_u) = sum_s P(i = s | s_u) lam(s)
     return loglam, lam, msg
 
 
@@ -598,7 +616,6 @@ def _hnb_root_logjoint(cpts, loglam0):
 def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root, counts=None):
     """Posteriors of every inner node given the root posterior; expected family counts if
     ``counts`` is given.  Returns (posteriors dict, stats dict)."""
-    tree = plan.tree
     post = {0: post_root}
     stats = {}
     R = post_root.shape[0]
@@ -606,15 +623,15 @@ def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root, counts=None):
         nd: _HNBNode = plan.nodes[u]
         pu = post[u]
         if counts is not None and nd.feat_children:
-            pc = np.swapaxes(pu * counts[None, :, None], 1, 2)        # (R, 2, P)
-            n1 = pc @ nd.Uf                                             # (R, 2, f)
-            n0 = pc @ (1.0 - nd.Uf)
+            pc = np.swapaxes(pu * counts[None, :, None], 1, 2).reshape(R * 2, -1)   # (R * 2, P)
+            n1 = (pc @ nd.Uf).reshape(R, 2, -1)                          # (R, 2, f)
+            n0 = (pc @ (1.0 - nd.Uf)).reshape(R, 2, -1)
             for j, c in enumerate(nd.feat_children):
                 stats[c] = np.stack([n0[..., j], n1[..., j]], axis=-1)  # (R, 2[s_u], 2[x])
         for c in nd.hid_nodes:
             ratio = _safe_ratio(pu, msg[c])                            # P(u | e) / m_{c->u}(u)
             Cc = cpts[c]
-            post[c] = lam[c] * (ratio @ Cc)
+            post[c] = lam[c] * _times_cpt(ratio, Cc)
             if counts is not None:
                 rc = np.swapaxes(ratio * counts[None, :, None], 1, 2)   # (R, 2, P)
                 stats[c] = Cc * (rc @ lam[c])

@@ -132,8 +132,10 @@ def _fit_score(name, n_features, params, random_state, X_fit, y_fit, X_eval, col
     if hasattr(est, "feature_names") and names is not None:
         est.set_params(feature_names=list(names))
     est.fit(X_fit, y_fit, selected_features=cols)
-    p = est.predict_proba(X_eval)[:, 1]
-    return p, time.perf_counter() - t0, est
+    # rank by the log-odds: the same order as P(c=1 | d), without the ties that rounding the
+    # probability to 1.0 creates once |log-odds| > ~37; comparable across classes too
+    z = est.decision_function(X_eval)
+    return z, time.perf_counter() - t0, est
 
 
 def run_row(data: ProtocolData, name: str, n_features: int, *, params: dict | None = None,

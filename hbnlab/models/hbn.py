@@ -79,6 +79,7 @@ class _TreeClassifier(BinaryTextClassifier):
     """Shared implementation; subclasses fix the arc direction."""
 
     _direction = "hbn"
+    _poor_score_on_generic_data = True  # presence model (see the base class)
 
     def __init__(
         self,
@@ -168,12 +169,6 @@ class _TreeClassifier(BinaryTextClassifier):
         # tables (both class probabilities zero), but is mapped to 0 for safety.
         return np.nan_to_num(lo, nan=0.0, posinf=LOG_ODDS_CAP, neginf=-LOG_ODDS_CAP)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # The model sees presence/absence only; sklearn's generic checks feed it continuous blobs,
-        # which are all "present" after thresholding at 0 (as for BernoulliNBClassifier).
-        tags.classifier_tags.poor_score = True
-        return tags
 
     # ------------------------------------------------------------------ inspection
     def explain(self, X) -> TreeExplanation:

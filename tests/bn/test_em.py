@@ -299,3 +299,21 @@ def test_initial_parameters_follow_the_thesis():
     assert np.all(c2[0] == 0.5)
     f = tree.feature_nodes()[0]
     assert np.unique(c2[f][:, :, 1]).size == 10                      # HNB feature tables random too
+
+
+def test_collapse_patterns_rebuilds_the_documents():
+    rng = np.random.default_rng(12)
+    X = rng.integers(0, 2, (500, 11))          # 11 columns: two packed bytes per row
+    y = rng.integers(0, 2, 500)
+    d = K.collapse_patterns(X, y)
+    np.testing.assert_array_equal(d.U[d.inverse], X.astype(bool))
+    np.testing.assert_array_equal(d.y[d.inverse], y)
+    assert d.counts.sum() == 500 and d.n_documents == 500
+    assert len({(tuple(u), c) for u, c in zip(d.U, d.y)}) == d.n_patterns      # distinct rows
+    assert d.n_patterns == len({(tuple(r), c) for r, c in zip(X, y)})
+    dx = K.collapse_patterns(X)                                                # features only
+    assert dx.y is None and dx.n_patterns == len({tuple(r) for r in X})
+    with pytest.raises(ValueError, match="sample_weight must be a non-negative"):
+        K.collapse_patterns(X, y, sample_weight=-np.ones(500))
+    with pytest.raises(ValueError, match="non-finite"):
+        K.collapse_patterns(np.full((2, 2), np.nan))
