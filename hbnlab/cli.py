@@ -131,6 +131,7 @@ _EXTRA_COMMANDS: list = []
 # Modules that add subcommands: each has ``register(subparsers)``.
 _COMMAND_MODULES = (
     "hbnlab.commands_export",  # train, export-model, predict, report, run
+    "hbnlab.commands_sweep",  # sweep
 )
 
 

@@ -1,0 +1,300 @@
+"""``hbnlab sweep``: tune and test HBN classifiers on many categories as background jobs.
+
+    hbnlab sweep [--corpus reuters|synthetic|PATH] [--reuters-dir DIR]
+                 [--categories all|top10|a,b,c] [--clusterings avg,or,dep]
+                 [--B 3,5,7,9] [--alpha 0.03,0.06 | --alpha avg:0,0.05 --alpha dep:100,170]
+                 [--n-features 30] [--choose per-category|global] [--n-restarts 64] [--tol 1e-4]
+                 [--final-only] [--baselines NB|none] [--seed 0]
+                 [--dask [ADDRESS] | env HBNLAB_DASK_SCHEDULER | --local] [--workers N]
+                 [--registry PATH] [--sweep-id ID] [--out DIR] [--no-report]
+    hbnlab sweep --sweep-id ID --cancel | --status [--registry PATH]
+
+Backend: the local process pool (``--workers`` processes) unless ``--dask`` is given or
+``$HBNLAB_DASK_SCHEDULER`` is set; ``--dask`` without an address (and no environment variable)
+starts a Dask ``LocalCluster`` of ``--workers`` single-threaded worker processes.
+
+The sweep id groups the jobs in the run registry (default ``$HBNLAB_DATA_HOME/runs``, shared with
+the workbench).  Without ``--sweep-id`` it is derived from the settings and the data, so running
+the same command again resumes: finished cells are reused.  Ctrl-C stops the workers and leaves
+the unfinished cells ``interrupted``; ``--cancel`` (from another terminal) cancels the sweep.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha", "parse_list"]
+
+
+def _cli_error(msg: str):
+    from hbnlab.cli import CLIError
+
+    return CLIError(msg)
+
+
+# =========================================================================== argument parsing
+def parse_list(text: str, cast, what: str) -> list:
+    """``"3,5,7"`` -> ``[3, 5, 7]``; the error names the option and the bad item."""
+    items = [t.strip() for t in str(text).split(",") if t.strip()]
+    if not items:
+        raise _cli_error(f"{what}: expected a comma-separated list, got {text!r}")
+    out = []
+    for t in items:
+        try:
+            out.append(cast(t))
+        except ValueError:
+            raise _cli_error(f"{what}: {t!r} is not a valid {cast.__name__}") from None
+    return out
+
+
+def parse_alpha(values, clusterings) -> dict | None:
+    """``--alpha`` values -> {clustering: [alphas]}.  A bare list applies to every clustering of
+    the sweep; ``CLUSTERING:LIST`` sets one clustering's grid; the others keep the thesis's."""
+    if not values:
+        return None
+    out: dict = {}
+    for v in values:
+        if ":" in v:
+            k, lst = v.split(":", 1)
+            k = k.strip().lower()
+            if k not in ("avg", "or", "dep"):
+                raise _cli_error(f"--alpha {v!r}: unknown clustering {k!r} (expected avg, or or dep)")
+            out[k] = parse_list(lst, float, f"--alpha {k}")
+        else:
+            grid = parse_list(v, float, "--alpha")
+            for k in clusterings:
+                out[k] = grid
+    return out
+
+
+def _categories_arg(text: str):
+    text = text.strip()
+    if text == "all" or (text.startswith("top") and text[3:].isdigit()):
+        return text
+    return tuple(parse_list(text, str, "--categories"))
+
+
+# =========================================================================== progress bar
+class TerminalProgress:
+    """A plain-text progress bar: ``validation [#####-----] 120/340 done, 2 running, 0 failed,
+    41 s, ~75 s left``.  On a terminal it redraws one line; otherwise it prints a line at most
+    every ``interval`` seconds (and when a phase ends)."""
+
+    def __init__(self, stream=None, width: int = 30, interval: float = 10.0):
+        self.stream = stream or sys.stderr
+        self.width = width
+        self.interval = interval
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._phase = None
+        self._t0 = 0.0
+        self._last_print = 0.0
+        self._last_line = ""
+
+    def line(self, phase: str, counts: dict, total: int, elapsed: float) -> str:
+        finished = sum(counts.get(s, 0) for s in ("done", "failed", "cancelled", "interrupted"))
+        frac = finished / total if total else 1.0
+        fill = int(round(frac * self.width))
+        bar = "#" * fill + "-" * (self.width - fill)
+        eta = ""
+        if 0 < finished < total:
+            eta = f", ~{elapsed * (total - finished) / finished:.0f} s left"
+        extra = "".join(f", {counts[s]} {s}" for s in ("failed", "cancelled", "interrupted") if counts.get(s))
+        return (f"{phase:<10} [{bar}] {counts.get('done', 0)}/{total} done, {counts.get('running', 0)} running"
+                f"{extra}, {elapsed:.0f} s{eta}")
+
+    def __call__(self, phase: str, counts: dict, total: int) -> None:
+        now = time.monotonic()
+        if phase != self._phase:
+            if self._phase is not None and self.tty:
+                self.stream.write("\n")
+            self._phase, self._t0, self._last_print = phase, now, float("-inf")
+        text = self.line(phase, counts, total, now - self._t0)
+        finished = sum(counts.get(s, 0) for s in ("done", "failed", "cancelled", "interrupted")) >= total
+        if self.tty:
+            self.stream.write("\r" + text.ljust(len(self._last_line)))
+            if finished:
+                self.stream.write("\n")
+                self._phase = None
+        elif text != self._last_line and (finished or now - self._last_print >= self.interval):
+            self.stream.write(text + "\n")
+            self._last_print = now
+        self._last_line = text
+        self.stream.flush()
+
+
+# =========================================================================== the command
+def _default_registry() -> Path:
+    from hbnlab.experiments.tasks import data_home
+
+    return data_home() / "runs"
+
+
+def _load_corpus(args):
+    from hbnlab.cli import load_corpus_arg
+
+    if args.corpus == "synthetic":
+        from hbnlab.corpus import make_synthetic_corpus
+
+        if args.synthetic_size < 8:
+            raise _cli_error(f"--synthetic-size must be >= 8, got {args.synthetic_size}")
+        return make_synthetic_corpus(n_documents=args.synthetic_size, random_state=args.corpus_seed)
+    return load_corpus_arg(args.corpus, args.reuters_dir, args.corpus_seed)
+
+
+def _config(args):
+    from hbnlab.experiments.sweep import SweepConfig, SweepError
+
+    clusterings = parse_list(args.clusterings, str, "--clusterings")
+    baselines = [] if args.baselines.strip().lower() in ("", "none") else parse_list(args.baselines, str, "--baselines")
+    try:
+        return SweepConfig(
+            categories=_categories_arg(args.categories), clusterings=tuple(clusterings),
+            B=tuple(parse_list(args.B, int, "--B")), alpha=parse_alpha(args.alpha, [c.lower() for c in clusterings]),
+            n_features=tuple(parse_list(args.n_features, int, "--n-features")), choose=args.choose,
+            n_restarts=args.n_restarts, tol=args.tol, final_only=args.final_only, direction=args.direction,
+            baselines=tuple(baselines), random_state=args.seed)
+    except SweepError as e:
+        raise _cli_error(str(e)) from None
+
+
+def default_sweep_id(config, data) -> str:
+    """``sweep-`` + a hash of the settings and the data: the same command resumes the same sweep."""
+    h = hashlib.sha256(json.dumps([config.to_dict(), data.fingerprint], sort_keys=True).encode()).hexdigest()
+    return f"sweep-{h[:10]}"
+
+
+def _runner(args, registry):
+    from hbnlab.jobs import RunnerError, get_runner
+
+    address = args.dask if args.dask not in (None, "") else os.environ.get("HBNLAB_DASK_SCHEDULER") or None
+    use_dask = not args.local and (args.dask is not None or address is not None)
+    try:
+        if use_dask:
+            from hbnlab.experiments.sweep import unset_dask_malloc_trim
+
+            unset_dask_malloc_trim()  # a LocalCluster's workers: glibc's dynamic malloc thresholds
+            runner = get_runner(registry, backend="dask", address=address, n_workers=args.workers,
+                                threads_per_worker=1)
+            where = f"Dask scheduler {runner.address}" + ("" if address else f" (LocalCluster, {args.workers} workers)")
+        else:
+            runner = get_runner(registry, backend="local", max_workers=args.workers)
+            where = f"local pool, {args.workers} worker processes"
+    except RunnerError as e:
+        raise _cli_error(str(e)) from None
+    return runner, where
+
+
+def cmd_sweep(args) -> int:
+    from hbnlab.experiments import sweep as sw
+    from hbnlab.jobs import RegistryError, RunRegistry
+
+    # one BLAS thread per worker process: N workers = N cores (workers inherit the environment)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    if args.workers < 1:
+        raise _cli_error(f"--workers must be >= 1, got {args.workers}")
+    try:
+        registry = RunRegistry(args.registry or _default_registry())
+    except RegistryError as e:
+        raise _cli_error(str(e)) from None
+
+    if args.cancel or args.status:
+        if not args.sweep_id:
+            raise _cli_error("--cancel and --status need --sweep-id")
+        if args.cancel:
+            ids = sw.cancel_sweep(registry, args.sweep_id)
+            print(f"sweep {args.sweep_id}: cancel requested for {len(ids)} job(s)")
+        status = sw.sweep_status(registry, args.sweep_id)
+        for stage, counts in status.items():
+            print(f"{stage:<10} " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no cells"))
+        return 0
+
+    config = _config(args)
+    t0 = time.perf_counter()
+    corpus = _load_corpus(args)
+    try:
+        data = sw.prepare_sweep_data(corpus, config)
+    except sw.SweepError as e:
+        raise _cli_error(str(e)) from None
+    t_data = time.perf_counter() - t0
+    sweep_id = args.sweep_id or default_sweep_id(config, data)
+    out_dir = Path(args.out) if args.out else Path("sweeps") / sweep_id
+    n_val = config.n_validation_cells(len(data.categories))
+    n_test = len(data.categories) * (len(config.clusterings) + len(config.baselines))
+    print(f"sweep {sweep_id}: {len(data.categories)} categories, clusterings {', '.join(config.clusterings)}, "
+          f"{n_val} validation + {n_test} test cells, {config.n_restarts} EM restarts "
+          f"(data ready in {t_data:.1f} s, {len(data.names)} terms kept)")
+    runner, where = _runner(args, registry)
+    print(f"running on the {where}; registry {registry.path}")
+    bar = TerminalProgress(interval=args.progress_interval)
+    try:
+        result = sw.run_sweep(config, data, runner, sweep_id=sweep_id, progress=bar, timeout=args.timeout,
+                              log=lambda m: print(m, flush=True))
+    except KeyboardInterrupt:
+        runner.shutdown(wait=False, interrupt=True)
+        print(f"\ninterrupted: unfinished cells are marked interrupted; run the same command with "
+              f"--sweep-id {sweep_id} to resume", file=sys.stderr)
+        return 130
+    except TimeoutError as e:
+        runner.shutdown(wait=False, interrupt=True)
+        raise _cli_error(f"{e}; resume with --sweep-id {sweep_id}") from None
+    runner.shutdown(wait=True)
+    result.timings["data_seconds"] = t_data
+    result.timings["backend"] = where
+    if result.table:
+        result.table["timings"] = dict(result.timings)
+    paths = result.write(out_dir, report=not args.no_report)
+    for stage, stats in result.job_stats.items():
+        print(f"{stage}: " + ", ".join(f"{n} {k}" for k, n in stats.items()))
+    if result.state != "done":
+        print(f"sweep {sweep_id} {result.state}:", file=sys.stderr)
+        for e in result.errors:
+            print(f"  {e}", file=sys.stderr)
+        print(f"run again with --sweep-id {sweep_id} to resume", file=sys.stderr)
+        return 1
+    print()
+    print(sw.format_table_markdown(result.table))
+    print(f"wrote {', '.join(str(p) for k, p in paths.items() if not k.startswith('report:csv'))}")
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``hbnlab sweep`` to the CLI's subparsers (hooked in by :mod:`hbnlab.cli`)."""
+    p = subparsers.add_parser("sweep", help="tune and test HBN classifiers on many categories as jobs "
+                                            "(local pool or Dask)")
+    p.add_argument("--corpus", default="reuters", help="reuters (default) | synthetic | PATH")
+    p.add_argument("--reuters-dir", default=None)
+    p.add_argument("--corpus-seed", type=int, default=0, help="seed of the synthetic corpus")
+    p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
+    p.add_argument("--categories", default="all", help="all | topK (e.g. top10) | comma list of names")
+    p.add_argument("--clusterings", default="avg,or,dep")
+    p.add_argument("--B", default="3,5,7,9", help="branching factors (thesis: 3,5,7,9)")
+    p.add_argument("--alpha", action="append", default=None,
+                   help="alpha grid: a comma list for every clustering, or CLUSTERING:LIST (repeatable); "
+                        "default the thesis's Tables 4.2-4.4 grids")
+    p.add_argument("--n-features", default="30", help="numbers of selected terms (comma list)")
+    p.add_argument("--choose", default="per-category", choices=["per-category", "global"])
+    p.add_argument("--n-restarts", type=int, default=64)
+    p.add_argument("--tol", type=float, default=1e-4)
+    p.add_argument("--direction", default="hbn", choices=["hbn", "hnb"])
+    p.add_argument("--baselines", default="NB", help="untuned learners tested beside (comma list, or none)")
+    p.add_argument("--final-only", action="store_true", help="skip tuning: Table 4.1's final B and alpha")
+    p.add_argument("--seed", type=int, default=0, help="sweep seed (every cell's EM seed derives from it)")
+    p.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run on Dask: scheduler address (default $HBNLAB_DASK_SCHEDULER, else a LocalCluster)")
+    p.add_argument("--local", action="store_true", help="use the local pool even if $HBNLAB_DASK_SCHEDULER is set")
+    p.add_argument("--workers", type=int, default=2, help="local pool / LocalCluster worker processes (default 2)")
+    p.add_argument("--registry", default=None, help="run registry directory (default $HBNLAB_DATA_HOME/runs)")
+    p.add_argument("--sweep-id", default=None, help="group of the sweep's jobs; rerun an id to resume it")
+    p.add_argument("--out", default=None, help="output directory (default sweeps/<sweep id>)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    p.add_argument("--timeout", type=float, default=None, help="seconds to wait per phase")
+    p.add_argument("--progress-interval", type=float, default=10.0,
+                   help="seconds between progress lines when stderr is not a terminal")
+    p.add_argument("--cancel", action="store_true", help="cancel the sweep --sweep-id and exit")
+    p.add_argument("--status", action="store_true", help="print the cell counts of --sweep-id and exit")
+    p.set_defaults(func=cmd_sweep)
