@@ -51,7 +51,12 @@ def dask_runner(tmp_path_factory):
 
     from hbnlab.jobs import DaskRunner
 
-    # as `hbnlab sweep --dask` does: no MALLOC_TRIM_THRESHOLD_ in the workers (2x faster EM)
+    # as `hbnlab sweep --dask` does: no MALLOC_TRIM_THRESHOLD_ in the workers (2x faster EM).  An
+    # earlier LocalCluster in this test process leaves the variable in os.environ (distributed's
+    # nannies set it in the process that spawns the workers), so drop it for this cluster.
+    import os
+
+    saved = os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
     with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
         runner = DaskRunner(tmp_path_factory.mktemp("sweep-dask") / "runs", n_workers=2, threads_per_worker=1,
                             poll_interval=0.05)
@@ -59,3 +64,5 @@ def dask_runner(tmp_path_factory):
                for env in runner.client.run(lambda: dict(__import__("os").environ)).values())
     yield runner
     runner.shutdown(wait=False, interrupt=True)
+    if saved is not None:
+        os.environ["MALLOC_TRIM_THRESHOLD_"] = saved
