@@ -3,12 +3,15 @@
 Builds the navigation over the pages in ``pages/`` and holds the home page.  Pages are thin
 recipes; the logic lives in :mod:`hbnlab.app` and the core packages.
 """
+from pathlib import Path
+
 import streamlit as st
 
 from hbnlab.app import services, state, widgets
 from hbnlab.app.config import ExperimentConfig
 
 st.set_page_config(page_title="hbnlab workbench", page_icon=":material/account_tree:", layout="wide")
+st.logo(str(Path(__file__).parent / "assets" / "hbnlab-logo.svg"))
 
 PAGES = [
     ("pages/corpus.py", "Corpus", ":material/library_books:",
