@@ -625,13 +625,16 @@ def sweep_cell_task(params: dict, ctx) -> dict:
 def unset_dask_malloc_trim() -> None:
     """Keep Dask's nanny from setting ``MALLOC_TRIM_THRESHOLD_`` in the workers it starts from
     this process (a LocalCluster); see :func:`repair_malloc_trim`.  Call before creating the
-    cluster.  (For ``dask worker`` processes started from a shell, set
+    cluster.  A nanny also leaves the variable in the ``os.environ`` of the process that started
+    it, where every later child would inherit it, so an earlier cluster's value is dropped too.
+    (For ``dask worker`` processes started from a shell, set
     ``DASK_DISTRIBUTED__NANNY__PRE_SPAWN_ENVIRON__MALLOC_TRIM_THRESHOLD_=None``; otherwise the
     task repairs it.)"""
     import dask
     import distributed  # noqa: F401  (load its config defaults first)
 
     dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
+    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
 
 
 # =========================================================================== choosing

@@ -286,3 +286,16 @@ def test_run_sweep_refuses_more_features_than_the_data_keeps(syn_data):
         sw.run_sweep(sw.SweepConfig(), syn_data, runner=None, sweep_id="x")
     with pytest.raises(sw.SweepError, match="sweep_id"):
         sw.run_sweep(sw.SweepConfig(n_features=(6,)), syn_data, runner=None, sweep_id=" ")
+
+
+def test_unset_dask_malloc_trim_in_a_fresh_process():
+    import subprocess
+    import sys
+
+    code = ("import os, dask; from hbnlab.experiments.sweep import unset_dask_malloc_trim as u; u(); "
+            "from distributed.nanny import _get_env_variables as g; "
+            "print('MALLOC_TRIM_THRESHOLD_' in g('distributed.nanny.pre-spawn-environ'), "
+            "'MALLOC_TRIM_THRESHOLD_' in os.environ, dask.config.get('distributed.comm.timeouts.tcp'))")
+    env = {**__import__("os").environ, "MALLOC_TRIM_THRESHOLD_": "65536"}  # as an earlier nanny leaves it
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.split() == ["False", "False", "30s"], out.stderr
