@@ -207,6 +207,13 @@ class DaskRunner(Runner):
                 if address:
                     self.client = distributed.Client(address, set_as_default=False)
                 else:
+                    # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which turns
+                    # off glibc's dynamic mmap threshold and doubles the CPU time of the EM kernels
+                    # (measured: 6.2 s vs 2.9 s for one HBN-AVG fit); keep it out of our workers.
+                    import dask
+
+                    dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
+                    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
                     # dashboard_address ":0": a free port for the scheduler's HTTP endpoints
                     # (None would still try :8787 and warn when another cluster holds it)
                     self._cluster = distributed.LocalCluster(
