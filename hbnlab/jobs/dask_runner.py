@@ -317,22 +317,7 @@ class DaskRunner(Runner):
         self._wake_event.set()
 
     def _loop(self) -> None:
-        last_error = ""
-        while not self._stop_event.is_set():
-            self._wake_event.wait(self.poll_interval)
-            self._wake_event.clear()
-            try:
-                self._step()
-                last_error = ""
-            except RegistryError as exc:
-                if str(exc) != last_error:
-                    last_error = str(exc)
-                    print(f"hbnlab.jobs dask runner: {exc}", file=sys.stderr, flush=True)
-                self._stop_event.wait(1.0)
-            except Exception as exc:  # pragma: no cover - a bug; keep the thread alive
-                print(f"hbnlab.jobs dask runner: unexpected {type(exc).__name__}: {exc}",
-                      file=sys.stderr, flush=True)
-                self._stop_event.wait(1.0)
+        self._step_loop("dask runner", final_step=True)
 
     def _step(self) -> None:
         self._drain()

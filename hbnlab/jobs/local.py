@@ -201,24 +201,7 @@ class LocalProcessRunner(Runner):
 
     # ------------------------------------------------------------------ supervisor
     def _supervise(self) -> None:
-        last_error = ""
-        while not self._stop_event.is_set():
-            self._wake_event.wait(self.poll_interval)
-            self._wake_event.clear()
-            if self._stop_event.is_set():
-                break
-            try:
-                self._step()
-                last_error = ""
-            except RegistryError as exc:  # e.g. a locked or full registry: keep going
-                if str(exc) != last_error:
-                    last_error = str(exc)
-                    print(f"hbnlab.jobs supervisor: {exc}", file=sys.stderr, flush=True)
-                self._stop_event.wait(1.0)
-            except Exception as exc:  # pragma: no cover - a bug; never kill the thread
-                print(f"hbnlab.jobs supervisor: unexpected {type(exc).__name__}: {exc}",
-                      file=sys.stderr, flush=True)
-                self._stop_event.wait(1.0)
+        self._step_loop("supervisor", final_step=False)
 
     def _step(self) -> None:
         self._reap()

@@ -9,6 +9,7 @@ session.
 from __future__ import annotations
 
 import abc
+import sys
 import os
 import time
 from typing import Any, Callable, Iterable, Sequence
@@ -148,6 +149,29 @@ class Runner(abc.ABC):
     def __exit__(self, *exc):
         self.shutdown(wait=True)
 
+    def _step_loop(self, label: str, *, final_step: bool) -> None:
+        """The runner thread's loop: ``self._step()`` after every wake-up or ``poll_interval``.
+        Registry errors (a locked or full registry) are reported once and retried; any other
+        error is a bug, reported, and never kills the thread.  ``final_step``: take one more step
+        after the stop request (to record results that arrived meanwhile)."""
+        last_error = ""
+        while not self._stop_event.is_set():
+            self._wake_event.wait(self.poll_interval)
+            self._wake_event.clear()
+            if self._stop_event.is_set() and not final_step:
+                break
+            try:
+                self._step()
+                last_error = ""
+            except RegistryError as exc:
+                if str(exc) != last_error:
+                    last_error = str(exc)
+                    print(f"hbnlab.jobs {label}: {exc}", file=sys.stderr, flush=True)
+                self._stop_event.wait(1.0)
+            except Exception as exc:  # pragma: no cover - a bug; keep the thread alive
+                print(f"hbnlab.jobs {label}: unexpected {type(exc).__name__}: {exc}",
+                      file=sys.stderr, flush=True)
+                self._stop_event.wait(1.0)
 
 def get_runner(registry, backend: str = "local", address: str | None = None, **kwargs) -> Runner:
     """Build a runner: ``"local"`` (process pool, the default) or ``"dask"``.
