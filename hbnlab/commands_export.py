@@ -68,7 +68,7 @@ def _parse_params(items) -> dict:
 # =========================================================================== train
 def cmd_train(args) -> int:
     from hbnlab.evaluation import breakeven_point
-    from hbnlab.experiments.thesis import make_classifier
+    from hbnlab.experiments.thesis import make_classifier, name_nodes
     from hbnlab.export.model_io import save_model
     from hbnlab.features import score_terms
     from hbnlab.text import IndexingConfig, index_corpus
@@ -99,15 +99,8 @@ def cmd_train(args) -> int:
     # thesis sec. 4.1.2: the n_features terms with the highest information gain for the class
     s = score_terms(ic.X_train, ic.Y_train, method="ig")[:, 0]
     cols = np.lexsort((np.arange(s.size), -s))[: args.n_features]
-    est = make_classifier(name, len(cols), params, args.random_state)
-    names = est.get_params()
-    extra = {}
-    if "feature_names" in names:
-        extra["feature_names"] = [ic.vocabulary[c] for c in cols]
-    if "class_name" in names:
-        extra["class_name"] = f"{args.label}TOPIC"
-    if extra:
-        est.set_params(**extra)
+    est = name_nodes(make_classifier(name, len(cols), params, args.random_state),
+                     [ic.vocabulary[c] for c in cols], f"{args.label}TOPIC")
     t1 = time.perf_counter()
     est.fit(ic.X_train, y, selected_features=cols)
     fit_seconds = time.perf_counter() - t1

@@ -383,7 +383,7 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
     hbnlab.export.report.ExperimentResult
     """
     from hbnlab.experiments import paper_values as pv
-    from hbnlab.experiments.thesis import make_classifier, prepare_data
+    from hbnlab.experiments.thesis import make_classifier, name_nodes, prepare_data
     from hbnlab.export.report import REUTERS_NAME, ExperimentResult
 
     if corpus is None:
@@ -420,15 +420,8 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
                 raise ManifestError("categories", f"class {cat!r} has {'no' if y.max() == 0 else 'only'} positive "
                                                   f"documents in the {'training' if manifest.stage == 'test' else 'training-0'} split")
             cols = data.ranked_features(j)[:nf]
-            est = make_classifier(spec.name, nf, spec.params, manifest.random_state)
-            names = est.get_params()
-            extra = {}
-            if "feature_names" in names:
-                extra["feature_names"] = [data.vocabulary[c] for c in cols]
-            if "class_name" in names:
-                extra["class_name"] = f"{cat}TOPIC"
-            if extra:
-                est.set_params(**extra)
+            est = name_nodes(make_classifier(spec.name, nf, spec.params, manifest.random_state),
+                             [data.vocabulary[c] for c in cols], f"{cat}TOPIC")
             t0 = time.perf_counter()
             est.fit(X_fit, y, selected_features=cols)
             timings[disp][cat] = time.perf_counter() - t0

@@ -314,7 +314,7 @@ def load_model(data: bytes):
 def make_estimator(name: str, config: dict, *, n_features: int, feature_names=None, class_name="class",
                    progress=None, should_stop=None):
     """A fresh binary estimator for a learner row name with the config's settings."""
-    from hbnlab.experiments.thesis import make_classifier
+    from hbnlab.experiments.thesis import make_classifier, name_nodes
 
     key = name.upper()
     params: dict = {}
@@ -327,15 +327,7 @@ def make_estimator(name: str, config: dict, *, n_features: int, feature_names=No
         if should_stop is not None:
             params["should_stop"] = should_stop
     est = make_classifier(key, int(n_features), params, int(config.get("random_state", 0)))
-    extra = {}
-    names = est.get_params()
-    if feature_names is not None and "feature_names" in names:
-        extra["feature_names"] = list(feature_names)
-    if "class_name" in names:
-        extra["class_name"] = class_name
-    if extra:
-        est.set_params(**extra)
-    return est
+    return name_nodes(est, feature_names, class_name)
 
 
 def _detach_callbacks(est) -> None:

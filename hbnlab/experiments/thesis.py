@@ -126,11 +126,23 @@ def make_classifier(name: str, n_features: int, params: dict | None = None, rand
     return make_extra_classifier(name, n_features, params, random_state)
 
 
+def name_nodes(est, feature_names=None, class_name=None):
+    """Give a learner that draws a network (``feature_names`` / ``class_name`` parameters) the
+    names of its selected terms and of its class node; other learners are left as they are."""
+    supported = est.get_params()
+    extra = {}
+    if feature_names is not None and "feature_names" in supported:
+        extra["feature_names"] = list(feature_names)
+    if class_name is not None and "class_name" in supported:
+        extra["class_name"] = class_name
+    if extra:
+        est.set_params(**extra)
+    return est
+
+
 def _fit_score(name, n_features, params, random_state, X_fit, y_fit, X_eval, cols, names):
-    est = make_classifier(name, n_features, params, random_state)
+    est = name_nodes(make_classifier(name, n_features, params, random_state), names)
     t0 = time.perf_counter()
-    if hasattr(est, "feature_names") and names is not None:
-        est.set_params(feature_names=list(names))
     est.fit(X_fit, y_fit, selected_features=cols)
     # rank by the log-odds: the same order as P(c=1 | d), without the ties that rounding the
     # probability to 1.0 creates once |log-odds| > ~37; comparable across classes too
