@@ -1,0 +1,126 @@
+"""Checks and errors shared by every part of hbnlab.
+
+Everything at hbnlab's boundary that validates input lives here once, so that a bad value gets the
+same message wherever it enters:
+
+* :class:`HbnlabError` is the root of every error hbnlab raises on purpose.  The specific errors
+  (``CorpusError``, ``ModelFileError``, ``StructureError``, ...) also derive from the built-in
+  class that describes them (``ValueError``, ``RuntimeError``), so ``except ValueError`` keeps
+  working for callers who do not know hbnlab's classes.
+* :class:`Cancelled` is the one exception of a cooperative cancellation: a ``should_stop``
+  callback returned true inside an EM loop, a fit or a background job.
+* :func:`as_binary` turns a term matrix (counts or 0/1, dense or sparse) into a sparse 0/1
+  matrix; :func:`check_y01` checks a binary label vector; :func:`check_branching_factor` checks
+  the branching factor B of a tree.
+
+This module imports nothing from hbnlab: every other module may import it.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["HbnlabError", "Cancelled", "as_binary", "check_y01", "check_branching_factor"]
+
+
+class HbnlabError(Exception):
+    """Root of every error hbnlab raises deliberately (bad input, bad files, failed jobs)."""
+
+
+class Cancelled(HbnlabError):
+    """A ``should_stop()`` callback returned true: EM, a fit or a job stopped early on request."""
+
+
+def as_binary(X, *, fmt: str = "csr", name: str = "X") -> sp.spmatrix:
+    """The 0/1 presence matrix of a term matrix, as a float64 sparse matrix.
+
+    A term is present in a document when its entry is positive.  ``X`` may hold term counts or
+    0/1 indicators (dense, sparse or boolean); negative or non-finite entries are refused, since
+    neither a count nor an indicator can be negative.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_documents, n_terms)
+    fmt : {"csr", "csc"}, default "csr"
+        Storage of the result; indices are sorted and explicit zeros removed.
+    name : str, default "X"
+        The name used in error messages.
+
+    Returns
+    -------
+    scipy.sparse.csr_matrix or csc_matrix
+        float64 entries, all equal to 1.
+
+    Examples
+    --------
+    >>> as_binary([[0, 3], [1, 0]]).toarray()
+    array([[0., 1.],
+           [1., 0.]])
+    """
+    if fmt not in ("csr", "csc"):
+        raise ValueError(f"fmt must be 'csr' or 'csc', got {fmt!r}")
+    if sp.issparse(X):
+        M = X.tocsr() if fmt == "csr" else X.tocsc()
+    else:
+        arr = np.asarray(X)
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D term matrix (n_documents, n_terms), got shape {arr.shape}")
+        if arr.dtype == object:
+            raise ValueError(f"{name} must hold numbers (term counts or 0/1 indicators), got dtype object")
+        M = sp.csr_matrix(arr) if fmt == "csr" else sp.csc_matrix(arr)
+    data = M.data
+    if data.size:
+        if data.dtype == bool:
+            data = data.astype(np.float64)
+        if not np.all(np.isfinite(data)):
+            raise ValueError(f"{name} holds NaN or infinite values; expected term counts or 0/1 indicators")
+        if data.min() < 0:
+            raise ValueError(f"{name} holds negative values (min {data.min():g}); expected term counts or 0/1 "
+                             "indicators")
+    out = M.astype(np.float64, copy=True)
+    out.sum_duplicates()
+    out.eliminate_zeros()
+    out.data[:] = 1.0
+    out.sort_indices()
+    return out
+
+
+def check_y01(y, n_samples: int | None = None, *, name: str = "y") -> np.ndarray:
+    """A 1-D vector of binary labels (0/1 or booleans) as ``int8``.
+
+    Raises ``ValueError`` naming the bad shape, length or values.
+
+    >>> check_y01([1, 0, True])
+    array([1, 0, 1], dtype=int8)
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D vector of 0/1 labels, got shape {arr.shape}")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} rows but {name} has {arr.shape[0]} labels")
+    if arr.dtype == object:
+        raise ValueError(f"{name} must hold 0/1 labels, got dtype object")
+    values = np.unique(arr)
+    if not set(values.tolist()) <= {0, 1}:
+        raise ValueError(f"{name} must hold binary labels 0/1, got values {values[:5].tolist()}")
+    return arr.astype(np.int8)
+
+
+def check_branching_factor(B, *, minimum: int = 2, name: str = "branching factor B") -> int:
+    """``B`` as an ``int`` after checking it is an integer ``>= minimum``.
+
+    The tree of an HBN/HNB classifier needs B >= 2 (a hidden node with a single child adds
+    nothing); a single clustering step may ask for one cluster (``minimum=1``).
+
+    >>> check_branching_factor(7)
+    7
+    >>> check_branching_factor(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: branching factor B must be an integer >= 2, got 1
+    """
+    if isinstance(B, bool) or not isinstance(B, numbers.Integral) or B < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {B!r}")
+    return int(B)
