@@ -8,7 +8,7 @@ from pathlib import Path
 import streamlit as st
 
 from hbnlab.app import services, state, widgets
-from hbnlab.app.config import ExperimentConfig
+from hbnlab.pipeline.config import ExperimentConfig
 
 st.set_page_config(page_title="hbnlab workbench", page_icon=":material/account_tree:", layout="wide")
 st.logo(str(Path(__file__).parent / "assets" / "hbnlab-logo.svg"))

@@ -141,7 +141,7 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     if not args.reuters_dir:
         raise SystemExit("give --reuters-dir or set HBNLAB_REUTERS_DIR")
-    from hbnlab.commands_sweep import _categories_arg
+    from hbnlab.cli.sweep import _categories_arg
     from hbnlab.corpus import load_reuters21578
 
     config = sw.SweepConfig(categories=_categories_arg(args.categories), clusterings=tuple(args.clusterings.split(",")),

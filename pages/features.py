@@ -2,7 +2,7 @@
 import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
-from hbnlab.app.config import SELECTION_METHODS, SELECTION_SCOPES, STEMMING, STOPWORDS
+from hbnlab.pipeline.config import SELECTION_METHODS, SELECTION_SCOPES, STEMMING, STOPWORDS
 
 cfg = widgets.page_frame("Features", "How texts become binary term vectors, and which terms each classifier sees.")
 corpus = widgets.load_corpus(cfg)

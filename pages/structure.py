@@ -4,7 +4,7 @@ import time
 import streamlit as st
 
 from hbnlab.app import services, state, widgets
-from hbnlab.app.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
+from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
 from hbnlab.experiments import paper_values as pv
 
 cfg = widgets.page_frame("Structure", "The tree the clustering algorithm builds over the selected terms of a "

@@ -2,17 +2,17 @@
 import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
+from hbnlab.pipeline.config import CLASSIFIERS
 
 cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
                          "reload the page or open a second tab — the jobs and their models are kept on disk.")
 data = widgets.load_experiment(cfg)
 widgets.synthetic_notice(data.synthetic)
 
-available = services.available_classifiers()
 with st.form("train_form"):
     c1, c2 = st.columns(2)
     classes = c1.multiselect("Classes", data.categories, default=data.categories, key="t_classes")
-    chosen = c2.multiselect("Classifiers", available, default=[c for c in cfg.classifiers if c in available],
+    chosen = c2.multiselect("Classifiers", CLASSIFIERS, default=[c for c in cfg.classifiers if c in CLASSIFIERS],
                             key="t_classifiers")
     c1, c2, c3 = st.columns(3)
     n_restarts = c1.number_input("EM restarts (thesis: 64)", min_value=1, max_value=256, value=cfg.n_restarts,
@@ -33,9 +33,6 @@ if submitted:
             job_id = services.submit_train(cfg, classes=classes, classifiers=chosen, stage=stage)
         state.remember(state.LAST_TRAIN_JOB, job_id)
         st.success(f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es).")
-missing = [c for c in services.ALL_CLASSIFIERS if c not in available]
-if missing:
-    st.caption(f"Not available in this installation: {', '.join(missing)}")
 
 st.subheader("Jobs")
 widgets.job_table(key="train_jobs")

@@ -98,10 +98,9 @@ def search_documents(corpus, query: str = "", *, split: str = "all", limit: int 
 def feature_table(data, label: str, n_features: int, scope: str = "local") -> pd.DataFrame:
     """The selected terms of ``label``: rank, term, score, training documents with the term in
     and outside the class."""
-    from hbnlab.experiments.tasks import selected_columns
 
     j = data.category_index(label)
-    cols = selected_columns(data, label, n_features, scope)
+    cols = data.selected_columns(label, n_features, scope)
     X = data.indexed.X_train[:, cols]
     y = data.indexed.Y_train[:, j]
     present = (X > 0).astype(np.int64)
@@ -121,9 +120,8 @@ def feature_table(data, label: str, n_features: int, scope: str = "local") -> pd
 
 def selected_terms_overview(data, n_features: int, scope: str = "local") -> pd.DataFrame:
     """One column per category with its selected terms, best first."""
-    from hbnlab.experiments.tasks import selected_columns
 
-    cols = {c: [data.vocabulary[t] for t in selected_columns(data, c, n_features, scope)] for c in data.categories}
+    cols = {c: [data.vocabulary[t] for t in data.selected_columns(c, n_features, scope)] for c in data.categories}
     return pd.DataFrame(cols, index=pd.RangeIndex(1, n_features + 1, name="rank")) if cols else pd.DataFrame()
 
 
@@ -243,7 +241,7 @@ class TrainOutputs:
 
     def compare_with_thesis(self) -> bool:
         """Thesis Table 4.10 applies: Reuters ModApte, test split."""
-        from hbnlab.experiments.tasks import is_reuters_modapte
+        from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 
         return is_reuters_modapte(self.corpus_name) and self.stage == "test"
 

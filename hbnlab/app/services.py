@@ -4,7 +4,7 @@ Caching (Streamlit's guidance: ``st.cache_data`` for data, ``st.cache_resource``
 objects):
 
 * the corpus and the indexed experiment data are immutable once built (a frozen
-  :class:`~hbnlab.corpus.Corpus`; :class:`~hbnlab.experiments.tasks.ExperimentData` is never
+  :class:`~hbnlab.corpus.Corpus`; :class:`~hbnlab.pipeline.data.ProtocolData` is never
   mutated by the app) and large: on Reuters, ``st.cache_data``'s pickle round trip costs
   ~0.35 s (corpus) + ~0.6 s (index) on *every* rerun, which would break the Structure page's
   "well under a second" redraw.  They are therefore shared with ``st.cache_resource``
@@ -15,7 +15,7 @@ objects):
   reload, a second tab or an app restart sees the same jobs.
 
 All heavy work (EM training, tuning grids) is submitted as background jobs
-(:mod:`hbnlab.experiments.tasks`); nothing here runs EM in the script thread.
+(:mod:`hbnlab.pipeline.tasks`); nothing here runs EM in the script thread.
 """
 from __future__ import annotations
 
@@ -31,12 +31,13 @@ import pandas as pd
 import streamlit as st
 
 from hbnlab.app import analysis
-from hbnlab.app.config import ExperimentConfig
-from hbnlab.experiments import tasks as T
+from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.pipeline import corpus_spec as CS
+from hbnlab.pipeline import tasks as T
 
 #: Group of every workbench job (one workspace per data home: a second tab sees the same jobs).
 JOB_GROUP = "workbench"
-TASK_MODULE = "hbnlab.experiments.tasks"
+TASK_MODULE = "hbnlab.pipeline.tasks"
 UPLOAD_TYPES = ("csv", "tsv", "tab", "jsonl", "ndjson", "parquet", "pq", "zip")
 #: Worker processes of the runner (the machine has 2 cores).
 MAX_WORKERS = int(os.environ.get("HBNLAB_MAX_WORKERS", "2"))
@@ -44,8 +45,8 @@ MAX_WORKERS = int(os.environ.get("HBNLAB_MAX_WORKERS", "2"))
 
 # --------------------------------------------------------------------------- data home, jobs
 def data_home() -> Path:
-    """``$HBNLAB_DATA_HOME`` or ``./.hbnlab``."""
-    return T.data_home()
+    """``$HBNLAB_DATA_HOME``, else ``~/.cache/hbnlab``."""
+    return CS.data_home()
 
 
 def runs_dir() -> Path:
@@ -164,7 +165,7 @@ _PRIME_LOCK = threading.Lock()
 @st.cache_resource(show_spinner=False, max_entries=6)
 def _corpus(spec_json: str):
     primed = _PRIMED.pop(spec_json, None)
-    return primed if primed is not None else T.corpus_from_spec(json.loads(spec_json))
+    return primed if primed is not None else CS.corpus_from_spec(json.loads(spec_json))
 
 
 def load_corpus(cfg: ExperimentConfig, progress=None):
@@ -178,7 +179,7 @@ def load_corpus(cfg: ExperimentConfig, progress=None):
     if progress is not None and spec_json not in _SEEN:
         with _PRIME_LOCK:
             if spec_json not in _SEEN and spec_json not in _PRIMED:
-                _PRIMED[spec_json] = T.corpus_from_spec(cfg.corpus_spec(), progress=progress)
+                _PRIMED[spec_json] = CS.corpus_from_spec(cfg.corpus_spec(), progress=progress)
     corpus = _corpus(spec_json)
     _SEEN.add(spec_json)
     return corpus
@@ -252,19 +253,20 @@ def document(cfg: ExperimentConfig, doc_id: str):
 
 
 # --------------------------------------------------------------------------- experiment data
+#: The config fields that decide the indexed data (the cache key of :func:`experiment`).
+_DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "reuters_dir", "upload_path", "upload_text_column",
+                "upload_labels_column", "upload_split_column", "upload_id_column", "upload_title_column",
+                "stopwords", "stemming", "min_df", "selection", "categories", "n_categories")
+
+
 def _experiment_key(cfg: ExperimentConfig) -> str:
-    keep = {k: v for k, v in cfg.to_dict().items()
-            if k in ("corpus", "synthetic_seed", "synthetic_size", "reuters_dir", "upload_path", "stopwords",
-                     "stemming", "min_df", "selection", "categories", "n_categories")}
-    keep.update(cfg.corpus_spec())
-    return json.dumps(keep, sort_keys=True)
+    return json.dumps({k: v for k, v in cfg.to_dict().items() if k in _DATA_FIELDS}, sort_keys=True)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _experiment(key: str):
-    cfgd = json.loads(key)
-    spec = T.corpus_spec_of(cfgd)
-    return T.prepare_experiment(cfgd, corpus=_corpus(json.dumps(spec, sort_keys=True)))
+    cfg = ExperimentConfig.from_dict(json.loads(key))
+    return T.prepare_experiment(cfg, corpus=_corpus(json.dumps(cfg.corpus_spec(), sort_keys=True)))
 
 
 def experiment(cfg: ExperimentConfig):
@@ -437,32 +439,6 @@ def clear_caches() -> None:
 
 
 
-# --------------------------------------------------------------------------- learners on offer
-from hbnlab.app.config import CLASSIFIERS as ALL_CLASSIFIERS  # noqa: E402
-
-_LEARNER_MODULES = {
-    "HBN": "hbnlab.models.hbn", "HNB": "hbnlab.models.hbn", "NB": "hbnlab.models.naive_bayes",
-    "SVM": "hbnlab.models.svm", "OR": "hbnlab.models.or_gate", "MNB": "hbnlab.models.multinomial_nb",
-    "ROCCHIO": "hbnlab.models.rocchio", "KDB": "hbnlab.models.kdb", "GREEDY": "hbnlab.models.greedy_hnb",
-}
-
-
-@st.cache_data(show_spinner=False, ttl=60)
-def available_classifiers() -> list[str]:
-    """The learner rows whose module is installed (the neighbours land over time)."""
-    import importlib.util
-
-    out = []
-    for name in ALL_CLASSIFIERS:
-        module = _LEARNER_MODULES[name.split("-")[0]]
-        try:
-            if importlib.util.find_spec(module) is not None:
-                out.append(name)
-        except ImportError:
-            continue
-    return out
-
-
 # --------------------------------------------------------------------------- tuning
 def alpha_grid(clustering: str) -> list[float]:
     """The thesis's first-phase alpha grid of a clustering (Tables 4.2-4.4)."""
@@ -473,7 +449,7 @@ def alpha_grid(clustering: str) -> list[float]:
 
 def parse_alpha_values(text: str, clustering: str) -> list[float]:
     """``"0, 0.05, 0.1"`` -> floats in the algorithm's alpha range; errors name the bad item."""
-    from hbnlab.app.config import ALPHA_RANGE
+    from hbnlab.pipeline.config import ALPHA_RANGE
 
     lo, hi, _ = ALPHA_RANGE[clustering]
     out = []

@@ -3,13 +3,13 @@
 Pages call :func:`get_config` at the top and :func:`set_config` after their widgets; the config
 lives in ``st.session_state`` (shared by all pages of a browser session) and in
 ``st.query_params`` (so a reload or a bookmarked URL restores it).  The dataclass itself is
-:class:`hbnlab.app.config.ExperimentConfig` (kept free of Streamlit so tests and tasks can use it).
+:class:`hbnlab.pipeline.config.ExperimentConfig` (kept free of Streamlit so tests and tasks can use it).
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from hbnlab.app.config import ExperimentConfig
+from hbnlab.pipeline.config import ExperimentConfig
 
 # Session-state keys (one place, so pages never spell them differently).
 CONFIG = "hbnlab.config"

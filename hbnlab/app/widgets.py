@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from hbnlab.app import analysis, services, state
-from hbnlab.app.config import ExperimentConfig
+from hbnlab.pipeline.config import ExperimentConfig
 
 ACTIVE = ("queued", "running")
 

@@ -25,11 +25,19 @@ Example manifest (``hbnlab run manifest.json``)::
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from hbnlab._validation import HbnlabError
+from hbnlab.corpus import CorpusError
+from hbnlab.experiments import paper_values as pv
+from hbnlab.export.report import ExperimentResult
+from hbnlab.models.catalog import learner_names
+from hbnlab.pipeline.corpus_spec import REUTERS_NAME, load_named_corpus
+from hbnlab.pipeline.data import prepare
+from hbnlab.pipeline.fit import em_traces, fit_unit
 
 MANIFEST_FORMAT = "hbnlab-experiment-manifest"
 MANIFEST_VERSION = 1
@@ -37,7 +45,7 @@ CORPUS_KINDS = ("synthetic", "reuters", "path")
 STAGES = ("test", "validation")
 
 
-class ManifestError(ValueError):
+class ManifestError(HbnlabError, ValueError):
     """A manifest is malformed or does not match its corpus; the message names the field."""
 
     def __init__(self, field: str, message: str, source: str | None = None):
@@ -47,11 +55,8 @@ class ManifestError(ValueError):
 
 
 def known_classifiers() -> list[str]:
-    """Row names :func:`hbnlab.experiments.thesis.make_classifier` accepts."""
-    from hbnlab.experiments.thesis import HBN_NAMES
-    from hbnlab.models.registry import _extra_factories
-
-    return ["NB", "SVM", *HBN_NAMES, *sorted(_extra_factories())]
+    """Learner names a manifest may use (those of :mod:`hbnlab.models.catalog`)."""
+    return learner_names()
 
 
 def _check_int(v, fld, lo=None, allow_none=False):
@@ -114,26 +119,23 @@ class CorpusSpec:
         return {"kind": self.kind, "path": self.path}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "CorpusSpec":
+    def from_dict(cls, d: dict) -> CorpusSpec:
         _check_keys(d, "corpus", ("kind", "seed", "size", "path"))
         return cls(kind=d.get("kind", "synthetic"), seed=d.get("seed", 0), size=d.get("size", 3000),
                    path=d.get("path"))
 
     def load(self):
-        """The :class:`~hbnlab.corpus.Corpus` this spec names."""
-        import os
-
-        from hbnlab.corpus import load_corpus, load_reuters21578, make_synthetic_corpus
-
+        """The :class:`~hbnlab.corpus.Corpus` this spec names (a ``reuters`` spec without a path
+        reads ``$HBNLAB_REUTERS_DIR`` or the verified download cache; it never downloads)."""
         if self.kind == "synthetic":
-            return make_synthetic_corpus(n_documents=self.size, random_state=self.seed)
+            return load_named_corpus("synthetic", seed=self.seed, size=self.size)
         if self.kind == "reuters":
-            where = self.path or os.environ.get("HBNLAB_REUTERS_DIR")
-            if not where:
-                raise ManifestError("corpus.path", "no Reuters-21578 directory: give corpus.path or set "
-                                                   "$HBNLAB_REUTERS_DIR")
-            return load_reuters21578(Path(where))
-        return load_corpus(self.path)
+            try:
+                return load_named_corpus("reuters", reuters_dir=self.path, download=False)
+            except CorpusError as e:
+                raise ManifestError("corpus.path", f"no Reuters-21578 directory: give corpus.path or set "
+                                                   f"$HBNLAB_REUTERS_DIR ({e})") from None
+        return load_named_corpus(self.path)
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,7 @@ class ClassifierSpec:
         return d
 
     @classmethod
-    def from_dict(cls, d, fld: str) -> "ClassifierSpec":
+    def from_dict(cls, d, fld: str) -> ClassifierSpec:
         if isinstance(d, str):
             d = {"name": d}
         _check_keys(d, fld, ("name", "params", "n_features", "display"))
@@ -275,7 +277,7 @@ class ExperimentManifest:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ExperimentManifest":
+    def from_dict(cls, d: dict) -> ExperimentManifest:
         """Validate and build; every error names the field (``classifiers[1].params.B``)."""
         from hbnlab.text import IndexingConfig
 
@@ -318,7 +320,7 @@ class ExperimentManifest:
         return write_text_atomic(Path(path), self.to_json() + "\n")
 
     @classmethod
-    def load(cls, path) -> "ExperimentManifest":
+    def load(cls, path) -> ExperimentManifest:
         p = Path(path)
         try:
             d = json.loads(p.read_text(encoding="utf-8"))
@@ -331,26 +333,13 @@ class ExperimentManifest:
         except ManifestError as e:
             raise ManifestError(e.field, str(e).split(": ", 1)[-1], str(p)) from None
 
-    def with_fingerprint(self, fingerprint: str) -> "ExperimentManifest":
+    def with_fingerprint(self, fingerprint: str) -> ExperimentManifest:
         import dataclasses
 
         return dataclasses.replace(self, fingerprint=fingerprint)
 
 
 # =========================================================================== running
-def _eval_doc_ids(corpus, data, stage: str) -> list[str]:
-    if stage == "test":
-        return [d.id for d in corpus.test]
-    return [d.id for d, keep in zip(corpus.train, ~data.train0) if keep]
-
-
-def _em_traces(est) -> list:
-    res = getattr(est, "em_result_", None)
-    if res is None:
-        return []
-    return [[float(v) for v in np.asarray(t, dtype=float).ravel()] for t in (getattr(res, "traces", None) or [])]
-
-
 def _named_tree(tree, terms, class_name) -> dict:
     """``tree.to_dict()`` with the selected terms on the leaves and ``<label>TOPIC`` at the root
     (learners that build their tree without names, e.g. the greedy HNB, get readable drawings)."""
@@ -366,7 +355,7 @@ def _named_tree(tree, terms, class_name) -> dict:
 
 
 def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool = False,
-                 progress=None) -> "ExperimentResult":  # noqa: F821 - forward reference
+                 progress=None) -> ExperimentResult:
     """Run an experiment manifest: index, select, fit every classifier on every category, score.
 
     Parameters
@@ -382,10 +371,6 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
     -------
     hbnlab.export.report.ExperimentResult
     """
-    from hbnlab.experiments import paper_values as pv
-    from hbnlab.experiments.thesis import make_classifier, name_nodes, prepare_data
-    from hbnlab.export.report import REUTERS_NAME, ExperimentResult
-
     if corpus is None:
         corpus = manifest.corpus.load()
     fp = corpus.fingerprint()
@@ -400,10 +385,11 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
                                               f"{corpus.name!r}")
     if progress:
         progress(0.05, "indexing")
-    data = prepare_data(corpus, n_categories=manifest.n_categories,
-                        categories=None if manifest.categories is None else list(manifest.categories),
-                        indexing=manifest.indexing, selection=manifest.selection)
-    X_fit, Y_fit, X_eval, Y_eval = data.split(manifest.stage)
+    data = prepare(corpus, n_categories=manifest.n_categories,
+                   categories=None if manifest.categories is None else list(manifest.categories),
+                   indexing=manifest.indexing, selection=manifest.selection)
+    split = data.split(manifest.stage)
+    Y_fit, X_eval, Y_eval = split.Y_fit, split.X_eval, split.Y_eval
     cats = list(data.categories)
     scores, timings, traces, trees, models, specs, paper = {}, {}, {}, {}, {}, {}, {}
     n_units = len(manifest.classifiers) * len(cats)
@@ -417,21 +403,20 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
         for j, cat in enumerate(cats):
             y = Y_fit[:, j].astype(np.int8)
             if y.min() == y.max():
+                split_name = "training" if manifest.stage == "test" else "training-0"
                 raise ManifestError("categories", f"class {cat!r} has {'no' if y.max() == 0 else 'only'} positive "
-                                                  f"documents in the {'training' if manifest.stage == 'test' else 'training-0'} split")
-            cols = data.ranked_features(j)[:nf]
-            est = name_nodes(make_classifier(spec.name, nf, spec.params, manifest.random_state),
-                             [data.vocabulary[c] for c in cols], f"{cat}TOPIC")
-            t0 = time.perf_counter()
-            est.fit(X_fit, y, selected_features=cols)
-            timings[disp][cat] = time.perf_counter() - t0
-            S[:, j] = est.predict_proba(X_eval)[:, 1]
-            tr = _em_traces(est)
+                                                  f"documents in the {split_name} split")
+            res = fit_unit(data, cat, spec.name, n_features=nf, params=spec.params, stage=manifest.stage,
+                           random_state=manifest.random_state, score="proba")
+            est = res.estimator
+            timings[disp][cat] = res.seconds
+            S[:, j] = res.scores
+            tr = em_traces(est)
             if tr:
                 traces[disp][cat] = tr
             tree = getattr(est, "tree_", None)
             if tree is not None and hasattr(tree, "to_dict"):
-                trees[disp][cat] = _named_tree(tree, [data.vocabulary[c] for c in cols], f"{cat}TOPIC")
+                trees[disp][cat] = _named_tree(tree, res.terms, f"{cat}TOPIC")
             if keep_models:
                 models[disp][cat] = est
             done += 1
@@ -442,7 +427,7 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
             ref = pv.table_4_10_row(spec.name.upper(), int(nf))
             if ref is not None:
                 paper[disp] = {**ref, "source": "Karčiauskas (2002), Table 4.10"}
-    info = dict(data.corpus_info)
+    info = dict(data.info)
     info["synthetic"] = bool(corpus.synthetic)
     info.pop("indexing", None)
     summary = corpus.summary()
@@ -450,9 +435,10 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
     settings = manifest.with_fingerprint(fp).to_dict()
     return ExperimentResult(
         categories=cats, classifiers=list(scores), labels=Y_eval, scores=scores,
-        doc_ids=_eval_doc_ids(corpus, data, manifest.stage), stage=manifest.stage, settings=settings, corpus=info,
+        doc_ids=[d.id for d in split.eval_docs], stage=manifest.stage, settings=settings, corpus=info,
         classifier_specs=specs, timings=timings, em_traces={k: v for k, v in traces.items() if v},
-        trees={k: v for k, v in trees.items() if v}, models={k: v for k, v in models.items() if v} if keep_models else {},
+        trees={k: v for k, v in trees.items() if v},
+        models={k: v for k, v in models.items() if v} if keep_models else {},
         paper=paper, title=f"hbnlab experiment: {manifest.name}",
     )
 

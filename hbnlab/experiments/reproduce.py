@@ -1,13 +1,17 @@
-"""``hbnlab reproduce ...`` and ``hbnlab tree``: the thesis's tables through the CLI."""
+"""The thesis's tables: Table 4.10 on the test split and the validation sweeps of Tables 4.2-4.9
+(Karčiauskas 2002, ch. 4), with the three-phase tuning of sec. 4.2.1.
+
+Functions take prepared data and keyword settings and return the result documents; ``log``
+receives progress lines (the command line passes ``print``)."""
 from __future__ import annotations
 
-import json
 import time
 
-import numpy as np
-
+from hbnlab.corpus import load_reuters21578
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
+from hbnlab.models.catalog import NEIGHBOUR_ROWS, is_tree_learner, learner, tree_parts
+from hbnlab.pipeline.data import ProtocolData, prepare
 
 HBN_ROWS = [("HBN-AVG", 30), ("HBN-OR", 30), ("HBN-DEP", 30)]
 
@@ -24,30 +28,36 @@ VALIDATION_TABLES = {
 HNB_TABLES = {
     "table-4.5": ("avg", pv.TABLE_4_5), "table-4.6": ("or", pv.TABLE_4_6), "table-4.7": ("dep", pv.TABLE_4_7),
 }
+#: The thesis's validation sweeps: Tables 4.2-4.9.
+VALIDATION_TARGETS = (*VALIDATION_TABLES, *HNB_TABLES, "table-4.8", "table-4.9")
+#: Everything ``hbnlab reproduce`` knows.
+TARGETS = ("table-4.10", *VALIDATION_TARGETS, "decampos-table-1", "decampos-table-2", "decampos-table-3",
+           "verbeek-figures")
 
 
-def _load_data(args, log=print):
-    from hbnlab.cli import resolve_reuters_dir
-    from hbnlab.corpus import load_reuters21578
+def _quiet(message: str) -> None:
+    """The default ``log``: reproductions print nothing unless a frontend passes a logger."""
 
+
+def load_reuters_protocol(reuters_dir, *, log=_quiet) -> ProtocolData:
+    """Reuters-21578 ModApte indexed and scored the thesis's way (10 most frequent categories)."""
     t0 = time.perf_counter()
-    corpus = load_reuters21578(resolve_reuters_dir(args.reuters_dir))
-    data = thesis.prepare_data(corpus)
-    c = data.corpus_info
+    data = prepare(load_reuters21578(reuters_dir))
+    c = data.info
     log(f"Reuters-21578 ModApte: {c['n_train']} train / {c['n_test']} test documents "
         f"(thesis: 7769 / 3018), {c['n_terms']} terms (thesis: 15715), training-0 {c['n_train0']} / "
         f"validation {c['n_validation']} (thesis: 5827 / 1942)  [{time.perf_counter() - t0:.1f}s]")
     return data
 
 
-def _hbn_params(args) -> dict:
-    return {"n_restarts": args.n_restarts} if args.n_restarts else {}
+def _hbn_params(n_restarts) -> dict:
+    return {"n_restarts": n_restarts} if n_restarts else {}
 
 
-def three_phase_tuning(data, name: str, *, params=None, n_jobs=1, log=print) -> dict:
+def three_phase_tuning(data, name: str, *, params=None, n_jobs=1, log=_quiet) -> dict:
     """The thesis's procedure (sec. 4.2.1): alpha at B = 7; B in {3, 5, 7, 9} at the best alpha;
     a finer alpha grid around the best alpha at the best B.  Scored by validation micro breakeven."""
-    clustering = thesis.HBN_NAMES[name.upper()][1]
+    clustering = tree_parts(name)[1]
     params = dict(params or {})
     history = []
 
@@ -70,46 +80,55 @@ def three_phase_tuning(data, name: str, *, params=None, n_jobs=1, log=print) -> 
     return {"B": B, "alpha": a3, "history": history}
 
 
-def table_4_10(args, log=print) -> dict:
-    data = _load_data(args, log)
-    rows = list(thesis.DEFAULT_TABLE_4_10_ROWS) + HBN_ROWS
-    if args.rows:
-        rows = []
-        for item in args.rows.split(","):
-            n, _, f = item.partition(":")
+def parse_rows(text: str) -> list[tuple[str, int]]:
+    """``"NB:30,HBN-OR:30"`` -> ``[("NB", 30), ("HBN-OR", 30)]`` (features default to 30)."""
+    rows = []
+    for item in text.split(","):
+        n, _, f = item.partition(":")
+        learner(n.strip())
+        try:
             rows.append((n.strip(), int(f or 30)))
-    if args.extra_rows:
-        from hbnlab.models.registry import EXTRA_ROWS
+        except ValueError:
+            raise ValueError(f"row {item.strip()!r}: the number of features must be an integer") from None
+    return rows
 
-        rows += [(n, 30) for n in EXTRA_ROWS]
+
+def table_4_10(data: ProtocolData, *, rows=None, extra_rows: bool = False, tune: bool = False,
+               n_restarts: int | None = None, n_jobs: int = 2, random_state: int = 0, log=_quiet) -> dict:
+    """Table 4.10 on the test split: the thesis's rows (or ``rows``), optionally the neighbours'
+    learners (``extra_rows``) and the HBN rows tuned on validation first (``tune``)."""
+    rows = list(rows) if rows else list(thesis.DEFAULT_TABLE_4_10_ROWS) + HBN_ROWS
+    if extra_rows:
+        rows += [(n, 30) for n in NEIGHBOUR_ROWS]
     row_params = {}
     tuning = {}
     for name, nf in rows:
-        if name.upper() in thesis.HBN_NAMES:
-            p = _hbn_params(args)
-            if args.tune and name.upper().startswith("HBN"):
+        if is_tree_learner(name):
+            p = _hbn_params(n_restarts)
+            if tune and name.upper().startswith("HBN"):
                 log(f"  tuning {name} on training-0 / validation ...")
-                t = three_phase_tuning(data, name, params=p, n_jobs=args.n_jobs, log=log)
+                t = three_phase_tuning(data, name, params=p, n_jobs=n_jobs, log=log)
                 tuning[name] = t
                 p.update(B=t["B"], alpha=t["alpha"])
             row_params[(name, nf)] = p
-    result = thesis.reproduce_table_4_10(data, rows, n_jobs=args.n_jobs, random_state=args.random_state,
+    result = thesis.reproduce_table_4_10(data, rows, n_jobs=n_jobs, random_state=random_state,
                                          row_params=row_params, log=log)
     if tuning:
         result["tuning"] = tuning
     return result
 
 
-def validation_table(args, target, log=print) -> dict:
-    data = _load_data(args, log)
-    p = _hbn_params(args)
+def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None = None, n_jobs: int = 2,
+                     random_state: int = 0, log=_quiet) -> dict:
+    """One of the thesis's validation sweeps, Tables 4.2-4.9 (``target`` = ``"table-4.2"`` ...)."""
+    p = _hbn_params(n_restarts)
     rows = []
     if target in VALIDATION_TABLES:
         name, paper = VALIDATION_TABLES[target]
         for alpha, (p30, p60) in paper.items():
             for nf, pval in ((30, p30), (60, p60)):
                 r = thesis.run_row(data, name, nf, params={**p, "B": 7, "alpha": alpha}, stage="validation",
-                                   n_jobs=args.n_jobs, random_state=args.random_state)
+                                   n_jobs=n_jobs, random_state=random_state)
                 r["alpha"], r["paper_micro"] = alpha, pval
                 log(f"  {name} alpha={alpha:g} {nf} features: {r['micro']:.1f} (paper {pval:.1f})")
                 rows.append(r)
@@ -118,100 +137,24 @@ def validation_table(args, target, log=print) -> dict:
         for alpha, (p_hnb, p_hbn) in paper.items():
             for name, pval in ((f"HNB-{clustering.upper()}", p_hnb), (f"HBN-{clustering.upper()}", p_hbn)):
                 r = thesis.run_row(data, name, 30, params={**p, "B": 7, "alpha": alpha}, stage="validation",
-                                   n_jobs=args.n_jobs, random_state=args.random_state)
+                                   n_jobs=n_jobs, random_state=random_state)
                 r["alpha"], r["paper_micro"] = alpha, pval
                 log(f"  {name} alpha={alpha:g}: {r['micro']:.1f} (paper {pval:.1f})")
                 rows.append(r)
     elif target == "table-4.8":
-        return thesis.sweep_features(data, "NB", [30, 60, 100, 200, 300, 400, 500], n_jobs=args.n_jobs,
+        return thesis.sweep_features(data, "NB", [30, 60, 100, 200, 300, 400, 500], n_jobs=n_jobs,
                                      paper=pv.TABLE_4_8, log=log)
     elif target == "table-4.9":
-        C, curve = thesis.tune_svm_C(data, 30, n_jobs=args.n_jobs)
+        C, curve = thesis.tune_svm_C(data, 30, n_jobs=n_jobs)
         log(f"  SVM C tuned at 30 features: {C} ({curve})")
         res = thesis.sweep_features(data, "SVM", [30, 60, 100, 200, 300, 400, 500], params={"C": C},
-                                    n_jobs=args.n_jobs, paper=pv.TABLE_4_9, log=log)
+                                    n_jobs=n_jobs, paper=pv.TABLE_4_9, log=log)
         res["C"] = C
         return res
-    return {"rows": rows, "corpus": thesis._corpus_json(data)}
-
-
-def run_cli(args) -> int:
-    from hbnlab.cli import CLIError, _write_json
-
-    target = args.target.lower()
-    if target == "table-4.10":
-        result = table_4_10(args)
-        print()
-        print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
-        print(thesis.format_table(result))
-    elif target in VALIDATION_TABLES or target in HNB_TABLES or target in ("table-4.8", "table-4.9"):
-        result = validation_table(args, target)
-        print()
-        for r in result["rows"]:
-            extra = f" alpha={r['alpha']:g}" if "alpha" in r else ""
-            paper = f"  paper {r['paper_micro']:.1f}  diff {r['micro'] - r['paper_micro']:+.1f}" \
-                if r.get("paper_micro") is not None else ""
-            print(f"{r['classifier']:<10} {r['n_features']:>4} features{extra}: validation micro "
-                  f"{r['micro']:.1f}{paper}")
-    elif target.startswith("decampos-table-"):
-        from hbnlab.experiments.decampos import format_decampos_table, reproduce_decampos_table
-
-        from hbnlab.cli import resolve_reuters_dir
-        table = int(target.rsplit("-", 1)[1])
-        result = reproduce_decampos_table(table=table, reuters_dir=str(resolve_reuters_dir(args.reuters_dir))
-                                          if table == 1 else None, corpus_path=args.corpus)
-        print(format_decampos_table(result))
-    elif target == "verbeek-figures":
-        from hbnlab.experiments.verbeek import verbeek_figures_cli
-
-        result = verbeek_figures_cli(args)
     else:
-        raise CLIError(f"unknown target {args.target!r}; expected table-4.2 ... table-4.10, "
-                       "decampos-table-1/2/3 or verbeek-figures")
-    _write_json(args.json, result)
-    return 0
+        raise ValueError(f"unknown validation table {target!r}; expected one of {VALIDATION_TARGETS}")
+    return {"rows": rows, "corpus": data.corpus_json()}
 
 
-def tree_cli(args) -> int:
-    from hbnlab.cli import CLIError, load_corpus_arg
-    from hbnlab.features import score_terms
-    from hbnlab.text import IndexingConfig, TermIndexer
-
-    name = args.classifier.upper()
-    if name not in thesis.HBN_NAMES:
-        raise CLIError(f"--classifier must be one of {sorted(n.lower() for n in thesis.HBN_NAMES)}")
-    corpus = load_corpus_arg(args.corpus, args.reuters_dir, args.seed)
-    if args.label not in corpus.categories():
-        raise CLIError(f"class {args.label!r} is not a category of corpus {corpus.name!r}")
-    indexer = TermIndexer(IndexingConfig())
-    X = indexer.fit_transform(corpus.texts(corpus.train))
-    y = corpus.label_matrix(corpus.train, [args.label])[:, 0].astype(np.int8)
-    s = score_terms(X, y.reshape(-1, 1).astype(bool), "ig")[:, 0]
-    cols = np.lexsort((np.arange(s.size), -s))[: args.n_features]
-    params = {}
-    if args.B is not None:
-        params["B"] = args.B
-    if args.alpha is not None:
-        params["alpha"] = args.alpha
-    est = thesis.make_classifier(name, args.n_features, params, args.seed)
-    est.set_params(feature_names=[indexer.vocabulary_[c] for c in cols], class_name=f"{args.label}TOPIC")
-    est.fit(X, y, selected_features=cols)
-    if args.format == "text":
-        out = est.tree_.to_text()
-    elif args.format == "dot":
-        out = est.to_dot()
-    else:
-        from hbnlab.export.render import dot_to_svg
-
-        out = dot_to_svg(est.to_dot())
-    if args.out:
-        from hbnlab.export.atomic import write_text_atomic
-
-        write_text_atomic(args.out, out)
-        print(f"wrote {args.out}")
-    else:
-        print(out)
-    return 0
-
-
-__all__ = ["run_cli", "tree_cli", "three_phase_tuning", "json"]
+__all__ = ["load_reuters_protocol", "three_phase_tuning", "parse_rows", "table_4_10", "validation_table",
+           "ALPHA_GRIDS", "VALIDATION_TARGETS", "TARGETS"]

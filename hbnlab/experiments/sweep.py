@@ -337,7 +337,7 @@ class SweepData:
         ranked = np.searchsorted(union, top)
         binary = lambda X: (sp.csr_matrix(X)[:, union] != 0).astype(np.int8).tocsr()  # noqa: E731
         return cls(list(data.categories), [data.vocabulary[c] for c in union], binary(data.X_train),
-                   binary(data.X_test), data.Y_train, data.Y_test, data.train0, ranked, dict(data.corpus_info))
+                   binary(data.X_test), data.Y_train, data.Y_test, data.train0, ranked, dict(data.info))
 
     def split(self, stage: str):
         """(X_fit, Y_fit, X_eval, Y_eval): training-0 -> validation or training -> test."""
@@ -366,10 +366,10 @@ def resolve_categories(corpus, categories) -> list[str]:
 def prepare_sweep_data(corpus, config: SweepConfig, *, progress=None) -> SweepData:
     """Index ``corpus`` the thesis's way (:func:`hbnlab.experiments.thesis.prepare_data`), score
     the terms for the sweep's categories and keep what the cells need."""
-    from hbnlab.experiments.thesis import prepare_data
+    from hbnlab.pipeline.data import prepare
 
     cats = resolve_categories(corpus, config.categories)
-    pdata = prepare_data(corpus, categories=cats, progress=progress)
+    pdata = prepare(corpus, categories=cats, progress=progress)
     return SweepData.from_protocol(pdata, max(config.n_features))
 
 
@@ -553,7 +553,7 @@ def sweep_cell_task(params: dict, ctx) -> dict:
 
     from hbnlab.bn.em import EMCancelled
     from hbnlab.evaluation import breakeven_point
-    from hbnlab.experiments.thesis import make_classifier
+    from hbnlab.models.catalog import make_classifier
 
     t_task, c_task = time.perf_counter(), time.process_time()
     if repair_malloc_trim():

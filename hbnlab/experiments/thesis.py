@@ -1,4 +1,4 @@
-"""The thesis's experimental protocol on Reuters-21578 ModApte (seed 000 ch. 4).
+"""The thesis's experimental protocol on Reuters-21578 ModApte (Karčiauskas 2002, ch. 4).
 
 * Indexing (sec. 4.1.2): lowercase, maximal letter runs, function words removed, no stemming,
   terms occurring in one training document dropped, binary features; vocabulary from the
@@ -14,156 +14,41 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 from joblib import Parallel, delayed
 
+from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
 from hbnlab.experiments import paper_values as pv
+from hbnlab.pipeline.data import ProtocolData
+from hbnlab.pipeline.fit import fit_unit
 
-STAGES = ("test", "validation")
-
-
-@dataclass
-class ProtocolData:
-    """Indexed data of one protocol run (kept in memory; cheap to ship to worker processes)."""
-
-    categories: list
-    vocabulary: list
-    X_train: sp.csr_matrix
-    X_test: sp.csr_matrix
-    Y_train: np.ndarray
-    Y_test: np.ndarray
-    train0: np.ndarray  # bool mask over training rows: training-0 split
-    scores: np.ndarray  # (n_terms, n_categories) selection scores on the whole training set
-    corpus_info: dict = field(default_factory=dict)
-
-    def ranked_features(self, j: int) -> np.ndarray:
-        """Column indices sorted by decreasing score for category j (ties by index)."""
-        s = self.scores[:, j]
-        return np.lexsort((np.arange(s.size), -s))
-
-    def split(self, stage: str):
-        """(X_fit, Y_fit, X_eval, Y_eval) for 'test' (train -> test) or 'validation'
-        (training-0 -> validation)."""
-        if stage == "test":
-            return self.X_train, self.Y_train, self.X_test, self.Y_test
-        if stage == "validation":
-            m = self.train0
-            return self.X_train[m], self.Y_train[m], self.X_train[~m], self.Y_train[~m]
-        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+__all__ = ["run_row", "tune_svm_C", "reproduce_table_4_10", "sweep_features", "format_table",
+           "DEFAULT_TABLE_4_10_ROWS"]
 
 
-def prepare_data(corpus, *, n_categories: int = 10, categories=None, indexing=None,
-                 selection: str = "ig", progress=None) -> ProtocolData:
-    """Index a corpus the thesis's way and score terms for the ``n_categories`` most frequent
-    training categories (or the given ``categories``)."""
-    from hbnlab.corpus import train0_validation_split
-    from hbnlab.features import score_terms
-    from hbnlab.text import IndexingConfig, TermIndexer
-
-    cfg = indexing or IndexingConfig()
-    train, test = corpus.train, corpus.test
-    if categories is None:
-        categories = corpus.categories(min_train=1, min_test=1)[:n_categories]
-    if progress:
-        progress(0.1, "indexing")
-    indexer = TermIndexer(cfg)
-    X_train = indexer.fit_transform(corpus.texts(train))
-    X_test = indexer.transform(corpus.texts(test))
-    Y_train = corpus.label_matrix(train, categories)
-    Y_test = corpus.label_matrix(test, categories)
-    train0_docs, _ = train0_validation_split(corpus)
-    ids0 = {d.id for d in train0_docs}
-    train0 = np.array([d.id in ids0 for d in train], dtype=bool)
-    if progress:
-        progress(0.6, "scoring terms")
-    scores = score_terms(X_train, Y_train, method=selection)
-    info = {
-        "name": corpus.name,
-        "fingerprint": corpus.fingerprint(),
-        "n_train": len(train),
-        "n_test": len(test),
-        "n_train0": int(train0.sum()),
-        "n_validation": int((~train0).sum()),
-        "n_terms": len(indexer.vocabulary_),
-        "indexing": cfg.to_dict(),
-        "categories": list(categories),
-    }
-    return ProtocolData(list(categories), list(indexer.vocabulary_), X_train, X_test, Y_train, Y_test,
-                        train0, scores, info)
+def _quiet(message: str) -> None:
+    """The default ``log``: nothing is printed unless a frontend passes a logger."""
 
 
-# --------------------------------------------------------------------------- classifiers
-HBN_NAMES = {"HBN-AVG": ("hbn", "avg"), "HBN-OR": ("hbn", "or"), "HBN-DEP": ("hbn", "dep"),
-             "HNB-AVG": ("hnb", "avg"), "HNB-OR": ("hnb", "or"), "HNB-DEP": ("hnb", "dep")}
-
-
-def make_classifier(name: str, n_features: int, params: dict | None = None, random_state: int = 0):
-    """A fresh binary estimator for a Table 4.10 row name (``NB``, ``SVM``, ``HBN-OR``, ...)."""
-    params = dict(params or {})
-    key = name.upper()
-    if key == "NB":
-        from hbnlab.models.naive_bayes import BernoulliNBClassifier
-
-        return BernoulliNBClassifier(N0=params.get("N0", 0.1), n_features=n_features)
-    if key == "SVM":
-        from hbnlab.models.svm import LinearSVMClassifier
-
-        return LinearSVMClassifier(C=params.get("C", 1.0), n_features=n_features, random_state=random_state)
-    if key in HBN_NAMES:
-        from hbnlab.models.hbn import HierarchicalBNClassifier, HierarchicalNBClassifier
-
-        direction, clustering = HBN_NAMES[key]
-        B, alpha = pv.TABLE_4_1["HBN-" + clustering.upper()]
-        cls = HierarchicalBNClassifier if direction == "hbn" else HierarchicalNBClassifier
-        kw = {k: v for k, v in params.items() if k not in ("B", "alpha")}
-        return cls(B=int(params.get("B", B)), alpha=float(params.get("alpha", alpha)), clustering=clustering,
-                   n_features=n_features, random_state=random_state, **kw)
-    from hbnlab.models.registry import make_extra_classifier
-
-    return make_extra_classifier(name, n_features, params, random_state)
-
-
-def name_nodes(est, feature_names=None, class_name=None):
-    """Give a learner that draws a network (``feature_names`` / ``class_name`` parameters) the
-    names of its selected terms and of its class node; other learners are left as they are."""
-    supported = est.get_params()
-    extra = {}
-    if feature_names is not None and "feature_names" in supported:
-        extra["feature_names"] = list(feature_names)
-    if class_name is not None and "class_name" in supported:
-        extra["class_name"] = class_name
-    if extra:
-        est.set_params(**extra)
-    return est
-
-
-def _fit_score(name, n_features, params, random_state, X_fit, y_fit, X_eval, cols, names):
-    est = name_nodes(make_classifier(name, n_features, params, random_state), names)
-    t0 = time.perf_counter()
-    est.fit(X_fit, y_fit, selected_features=cols)
+def _fit_score(data: ProtocolData, label: str, name: str, n_features, params, stage: str, random_state: int):
     # rank by the log-odds: the same order as P(c=1 | d), without the ties that rounding the
     # probability to 1.0 creates once |log-odds| > ~37; comparable across classes too
-    z = est.decision_function(X_eval)
-    return z, time.perf_counter() - t0, est
+    t0 = time.perf_counter()
+    res = fit_unit(data, label, name, n_features=n_features, params=params, stage=stage,
+                   random_state=random_state, score="log_odds")
+    return res.scores, time.perf_counter() - t0, res.estimator
 
 
 def run_row(data: ProtocolData, name: str, n_features: int, *, params: dict | None = None,
             stage: str = "test", random_state: int = 0, n_jobs: int = 1, keep_models: bool = False,
             category_indices=None) -> dict:
     """Train and score one classifier on every category; breakeven per class, micro, macro."""
-    from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
-
-    X_fit, Y_fit, X_eval, Y_eval = data.split(stage)
+    Y_eval = data.split(stage).Y_eval
     js = list(range(len(data.categories))) if category_indices is None else list(category_indices)
-    tasks = []
-    for j in js:
-        cols = data.ranked_features(j)[:n_features] if n_features else None
-        names = [data.vocabulary[c] for c in cols] if cols is not None else None
-        tasks.append(delayed(_fit_score)(name, n_features, params, random_state, X_fit,
-                                         Y_fit[:, j].astype(np.int8), X_eval, cols, names))
+    slim = data.without_documents()
+    tasks = [delayed(_fit_score)(slim, data.categories[j], name, n_features, params, stage, random_state)
+             for j in js]
     t0 = time.perf_counter()
     out = Parallel(n_jobs=n_jobs)(tasks)
     seconds = time.perf_counter() - t0
@@ -206,7 +91,7 @@ DEFAULT_TABLE_4_10_ROWS = [("NB", 30), ("NB", 100), ("SVM", 30), ("SVM", 200)]
 
 
 def reproduce_table_4_10(data: ProtocolData, rows=None, *, n_jobs: int = 1, tune_svm: bool = True,
-                         random_state: int = 0, row_params: dict | None = None, log=print) -> dict:
+                         random_state: int = 0, row_params: dict | None = None, log=_quiet) -> dict:
     """Run the rows of Table 4.10 on the test split.  Returns the JSON document of the CLI."""
     rows = rows or DEFAULT_TABLE_4_10_ROWS
     out_rows = []
@@ -219,11 +104,11 @@ def reproduce_table_4_10(data: ProtocolData, rows=None, *, n_jobs: int = 1, tune
         row = run_row(data, name, nf, params=params, stage="test", n_jobs=n_jobs, random_state=random_state)
         log(f"  {name} ({nf}): micro {row['micro']:.1f} macro {row['macro']:.1f}  [{row['seconds']:.1f}s]")
         out_rows.append(row)
-    return {"rows": out_rows, "corpus": _corpus_json(data)}
+    return {"rows": out_rows, "corpus": data.corpus_json()}
 
 
 def sweep_features(data: ProtocolData, name: str, feature_counts, *, params=None, n_jobs: int = 1,
-                   paper: dict | None = None, log=print) -> dict:
+                   paper: dict | None = None, log=_quiet) -> dict:
     """Validation micro breakeven against the number of features (Tables 4.8 and 4.9)."""
     rows = []
     for nf in feature_counts:
@@ -233,14 +118,7 @@ def sweep_features(data: ProtocolData, name: str, feature_counts, *, params=None
         log(f"  {name} ({nf}): validation micro {row['micro']:.1f}" +
             (f"  paper {paper[nf]:.1f}" if paper and nf in paper else ""))
         rows.append(row)
-    return {"rows": rows, "corpus": _corpus_json(data)}
-
-
-def _corpus_json(data: ProtocolData) -> dict:
-    c = data.corpus_info
-    return {"n_train": c.get("n_train"), "n_test": c.get("n_test"), "n_terms": c.get("n_terms"),
-            "n_train0": c.get("n_train0"), "n_validation": c.get("n_validation"),
-            "categories": data.categories, "fingerprint": c.get("fingerprint")}
+    return {"rows": rows, "corpus": data.corpus_json()}
 
 
 def format_table(result: dict, *, per_class: bool = True) -> str:

@@ -33,7 +33,6 @@ __all__ = [
     "select_terms_by_mutual_information",
     "verbeek_curves",
     "verbeek_figures",
-    "verbeek_figures_cli",
 ]
 
 DEFAULT_SAMPLE_SIZES = (10, 20, 30, 50, 75, 100, 150, 200, 300, 450, 600, 900)
@@ -318,29 +317,3 @@ def verbeek_figures(corpus=None, *, data: VerbeekData | None = None, n_classes: 
         "figure_6_1": meta61,
     }
     return VerbeekFigures(f61, f62, f63, fig1, fig2, fig3, meta)
-
-
-def verbeek_figures_cli(args) -> dict:
-    """``hbnlab reproduce verbeek-figures [--corpus PATH] [--reuters-dir DIR] [--json OUT]``."""
-    import time
-
-    from hbnlab.cli import load_corpus_arg
-
-    t0 = time.perf_counter()
-    spec = getattr(args, "corpus", None) or "reuters"
-    corpus = load_corpus_arg(spec, getattr(args, "reuters_dir", None), getattr(args, "random_state", 0) or 0)
-    figs = verbeek_figures(corpus, random_state=getattr(args, "random_state", 0) or 0)
-    m = figs.meta
-    print(f"Verbeek figures on {m['corpus']}: classes {', '.join(m['classes'])}; {m['n_terms']} terms")
-    f = m["figure_6_1"]
-    print(f"Fig. 6.1 ({f['docs_per_class']} docs/class, {f['n_words_present']} words): MDL chooses "
-          f"{f['n_groups_exceptions']} groups (exceptions), {f['n_groups_probabilistic']} (probabilistic); "
-          f"best on test {f['n_groups_best']}; all-words accuracy {f['accuracy_all_words']:.3f}")
-    print("Figs. 6.2-6.3: docs/class  words  best  prob  exc   acc_best  acc_prob  acc_exc")
-    for r2, r3 in zip(figs.groups_vs_sample.to_dict("records"), figs.accuracy_vs_sample.to_dict("records")):
-        print(f"  {r2['docs_per_class']:>10} {r2['n_words_present']:>6} {r2['n_groups_best']:>5} "
-              f"{r2['n_groups_probabilistic']:>5} {r2['n_groups_exceptions']:>4}   {r3['accuracy_best']:.3f}     "
-              f"{r3['accuracy_probabilistic']:.3f}     {r3['accuracy_exceptions']:.3f}")
-    out = figs.to_dict()
-    out["seconds"] = round(time.perf_counter() - t0, 1)
-    return out

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from hbnlab.app import analysis as A
-from hbnlab.app.config import ExperimentConfig
+from hbnlab.pipeline.config import ExperimentConfig
 from hbnlab.corpus import Corpus, Document
-from hbnlab.experiments import tasks as T
+from hbnlab.pipeline import tasks as T
 
 
 def _doc(i, text, labels, split="train"):
@@ -163,7 +163,7 @@ def test_highlight_html_marks_terms_and_escapes(tiny_data):
 
 def test_nb_explanation_is_additive(tiny, tiny_data):
     cfg = {"n_features": 4, "scope": "local"}
-    est, _, _ = T.fit_unit(tiny_data, "A", "NB", {**ExperimentConfig().to_dict(), **cfg})
+    est, _, _ = T.fit_config_unit(tiny_data, "A", "NB", ExperimentConfig().replace(**cfg))
     doc = tiny.test[2]
     ex = A.explain_document(est, tiny_data, doc, label="A", classifier="NB")
     prior = est.class_log_prior_[1] - est.class_log_prior_[0]
@@ -176,7 +176,7 @@ def test_nb_explanation_is_additive(tiny, tiny_data):
 
 
 def test_flip_explanation_matches_a_loop_oracle(tiny, tiny_data):
-    est, _, _ = T.fit_unit(tiny_data, "B", "SVM", {**ExperimentConfig().to_dict(), "n_features": 4})
+    est, _, _ = T.fit_config_unit(tiny_data, "B", "SVM", ExperimentConfig(n_features=4))
     assert not hasattr(est, "term_contributions")
     doc = tiny.test[1]
     ex = A.explain_document(est, tiny_data, doc, label="B", classifier="SVM")

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APP_PROCESS = textwrap.dedent("""
     import json, os, signal, sys, time
     from hbnlab.app import services
-    from hbnlab.app.config import ExperimentConfig
+    from hbnlab.pipeline.config import ExperimentConfig
 
     cfg = ExperimentConfig(**json.loads(sys.argv[1]))
     job = services.submit_train(cfg, classifiers=json.loads(sys.argv[2]))
@@ -51,7 +51,7 @@ def _app_process(data_home, cfg: dict, classifiers, mode):
 
 def _check_models_load(job_id):
     from hbnlab.app import services
-    from hbnlab.experiments import tasks as T
+    from hbnlab.pipeline import tasks as T
 
     out = services.train_outputs(job_id)
     data = services.experiment(services.ExperimentConfig.from_dict(out.result["config"]))

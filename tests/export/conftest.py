@@ -17,9 +17,9 @@ def corpus():
 
 @pytest.fixture(scope="session")
 def data(corpus):
-    from hbnlab.experiments.thesis import prepare_data
+    from hbnlab.pipeline.data import prepare
 
-    return prepare_data(corpus, n_categories=3)
+    return prepare(corpus, n_categories=3)
 
 
 @pytest.fixture(scope="session")

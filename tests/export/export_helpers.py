@@ -18,7 +18,7 @@ BN_ROWS = ["NB", "KDB", "OR-EQ17", "GREEDY-HNB", "HBN-OR", "HBN-DEP", "HNB-AVG"]
 
 def fit_learner(data, name, params=None, n_features=N_FEATURES, j=0):
     """Fit a Table 4.10-style row on category ``j`` with the protocol's selected columns."""
-    from hbnlab.experiments.thesis import make_classifier
+    from hbnlab.models.catalog import make_classifier
 
     cols = data.ranked_features(j)[:n_features]
     est = make_classifier(name, n_features, dict(LEARNERS.get(name, {}) if params is None else params), 0)

@@ -339,7 +339,7 @@ def test_reuters_hbn_or_trade_exports_and_agrees(reuters_corpus, tmp_path):
     """The thesis's set-up (Reuters-21578 ModApte, trade, 30 IG terms, HBN-OR with B=9,
     alpha=0.09; 4 EM restarts to stay quick): the exported network agrees with hbnlab on 200 test
     documents in pyAgrum (XMLBIF) to 1e-9."""
-    from hbnlab.experiments.thesis import make_classifier
+    from hbnlab.models.catalog import make_classifier
     from hbnlab.features import score_terms
     from hbnlab.text import IndexingConfig, index_corpus
 

@@ -25,9 +25,9 @@ def tiny_config() -> sw.SweepConfig:
 
 @pytest.fixture(scope="session")
 def syn_protocol(syn_corpus):
-    from hbnlab.experiments.thesis import prepare_data
+    from hbnlab.pipeline.data import prepare
 
-    return prepare_data(syn_corpus, categories=syn_corpus.categories(min_train=1, min_test=1))
+    return prepare(syn_corpus, categories=syn_corpus.categories(min_train=1, min_test=1))
 
 
 @pytest.fixture(scope="session")

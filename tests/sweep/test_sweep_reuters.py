@@ -17,7 +17,8 @@ def test_reuters_has_the_thesis_90_categories(reuters_corpus):
 
 def test_reuters_final_only_sweep_matches_direct_fits(reuters_corpus, tmp_path):
     from hbnlab.evaluation import breakeven_point
-    from hbnlab.experiments.thesis import make_classifier, prepare_data
+    from hbnlab.models.catalog import make_classifier
+    from hbnlab.pipeline.data import prepare
     from hbnlab.jobs import LocalProcessRunner
 
     config = sw.SweepConfig(categories=("earn", "trade", "income"), clusterings=("avg", "dep"), final_only=True,
@@ -34,7 +35,7 @@ def test_reuters_final_only_sweep_matches_direct_fits(reuters_corpus, tmp_path):
     assert table["rows"][0]["configs"] == {"B=7 alpha=0.05 nf=30": 3}
     assert table["per_class"]["HBN-AVG"]["earn"] > 90  # thesis Table 4.10: 95.4
     # oracle: the direct fit on the full term matrix, same seed
-    pdata = prepare_data(reuters_corpus, categories=["earn", "trade", "income"])
+    pdata = prepare(reuters_corpus, categories=["earn", "trade", "income"])
     j = 1
     est = make_classifier("HBN-DEP", 30, {"n_restarts": 8}, random_state=sw.cell_seed(0, "trade", "HBN-DEP"))
     est.fit(pdata.X_train, pdata.Y_train[:, j].astype(np.int8), selected_features=pdata.ranked_features(j)[:30])

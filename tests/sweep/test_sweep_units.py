@@ -166,7 +166,7 @@ def test_cell_task_matches_a_direct_fit(syn_protocol, syn_data, name, B, alpha, 
     """Oracle: the estimator fitted directly on the full protocol matrices, with the thesis's
     selection (whole training set) and the same seed, gives the same breakeven."""
     from hbnlab.evaluation import breakeven_point
-    from hbnlab.experiments.thesis import make_classifier
+    from hbnlab.models.catalog import make_classifier
 
     cat = "bravo"
     seed = sw.cell_seed(0, cat, name)
@@ -174,7 +174,7 @@ def test_cell_task_matches_a_direct_fit(syn_protocol, syn_data, name, B, alpha, 
     outcome, ctx = _run_cell(cell, syn_data)
     assert outcome.state == "done", outcome.error
     j = syn_protocol.categories.index(cat)
-    X_fit, Y_fit, X_eval, Y_eval = syn_protocol.split(stage)
+    X_fit, Y_fit, X_eval, Y_eval, _ = syn_protocol.split(stage)
     hyper = {} if B is None else {"B": B, "alpha": alpha, "n_restarts": 3, "tol": 1e-4}
     est = make_classifier(name, 6, hyper, random_state=seed)
     est.fit(X_fit, Y_fit[:, j].astype(np.int8), selected_features=syn_protocol.ranked_features(j)[:6])
@@ -217,8 +217,8 @@ def test_cell_refuses_other_data_and_honours_cancel(syn_data):
 
 # --------------------------------------------------------------------------- CLI helpers
 def test_cli_parsing_helpers():
-    from hbnlab.cli import CLIError
-    from hbnlab.commands_sweep import parse_alpha, parse_list
+    from hbnlab.cli.common import CLIError, parse_list
+    from hbnlab.cli.sweep import parse_alpha
 
     assert parse_list("3, 5,7", int, "--B") == [3, 5, 7]
     with pytest.raises(CLIError, match="--B: 'x' is not a valid int"):
@@ -231,7 +231,7 @@ def test_cli_parsing_helpers():
 
 
 def test_terminal_progress_prints_plain_lines():
-    from hbnlab.commands_sweep import TerminalProgress
+    from hbnlab.cli.sweep import TerminalProgress
 
     buf = io.StringIO()
     bar = TerminalProgress(stream=buf, width=10, interval=3600)

@@ -1,7 +1,6 @@
 """Verbeek Figures 6.1-6.3: data preparation, curve invariants, Reuters shape (slow)."""
 from __future__ import annotations
 
-import argparse
 import json
 import string
 
@@ -13,7 +12,6 @@ from hbnlab.experiments.verbeek import (
     select_terms_by_mutual_information,
     single_label_data,
     verbeek_figures,
-    verbeek_figures_cli,
 )
 from hbnlab.text import IndexingConfig
 
@@ -114,8 +112,9 @@ def test_needs_corpus_or_data():
 
 @pytest.mark.slow
 def test_reuters_single_label_figures_shape(reuters_path):
-    args = argparse.Namespace(corpus=None, reuters_dir=str(reuters_path), random_state=0)
-    out = verbeek_figures_cli(args)
+    from hbnlab.corpus import load_reuters21578
+
+    out = verbeek_figures(load_reuters21578(reuters_path), random_state=0).to_dict()
     meta = out["meta"]
     assert meta["classes"][:3] == ["earn", "acq", "crude"] and len(meta["classes"]) == 8
     assert meta["n_terms"] == 1000

@@ -1,4 +1,4 @@
-"""The workbench pipeline and its background tasks, run in-process (hbnlab.jobs.run_inline)."""
+"""The shared pipeline and the workbench's background tasks, run in-process."""
 from __future__ import annotations
 
 import json
@@ -8,18 +8,20 @@ import sys
 import numpy as np
 import pytest
 
-from hbnlab.app.config import ExperimentConfig
-from hbnlab.experiments import tasks as T
 from hbnlab.jobs.spec import JobSpec
 from hbnlab.jobs.tasks import InlineTaskContext
 from hbnlab.jobs.tasks import run_task as _run_task
+from hbnlab.pipeline import tasks as T
+from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.pipeline.corpus_spec import corpus_from_spec
+from hbnlab.pipeline.data import resolve_categories
 
 SMALL = ExperimentConfig(synthetic_size=600, n_features=10, n_restarts=3, classifiers=("NB", "SVM"))
 
 
 @pytest.fixture(scope="module")
 def small_data():
-    return T.prepare_experiment(SMALL.to_dict())
+    return T.prepare_experiment(SMALL)
 
 
 def run_task(spec, ctx):
@@ -30,33 +32,39 @@ def run_task(spec, ctx):
 
 
 def _spec(kind, params):
-    return JobSpec(kind, params, group="test", random_state=0, module="hbnlab.experiments.tasks")
+    return JobSpec(kind, params, group="test", random_state=0, module="hbnlab.pipeline.tasks")
 
 
 def test_core_modules_do_not_import_streamlit():
-    code = ("import sys, hbnlab.experiments.tasks, hbnlab.app.config, hbnlab.app.analysis, hbnlab.app.charts; "
+    code = ("import sys, hbnlab.pipeline.tasks, hbnlab.pipeline.config, hbnlab.app.analysis, hbnlab.app.charts; "
             "print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
-def test_prepare_experiment_agrees_with_the_thesis_protocol(small_data):
-    """Two routes to the same data: the workbench pipeline and hbnlab.experiments.thesis."""
-    from hbnlab.experiments.thesis import prepare_data
+def test_prepare_experiment_agrees_with_an_independent_recomputation(small_data):
+    """Two routes to the same data: the workbench's config and the thesis's steps done by hand."""
+    from hbnlab.corpus import train0_validation_split
+    from hbnlab.features import score_terms
+    from hbnlab.text import IndexingConfig, TermIndexer
 
-    corpus = T.corpus_from_spec(SMALL.corpus_spec())
-    ref = prepare_data(corpus, categories=small_data.categories)
-    assert list(ref.vocabulary) == list(small_data.vocabulary)
-    assert (ref.X_train != small_data.indexed.X_train).nnz == 0
-    assert (ref.X_test != small_data.indexed.X_test).nnz == 0
-    np.testing.assert_allclose(ref.scores, small_data.scores)
-    np.testing.assert_array_equal(ref.train0, small_data.train0)
-    np.testing.assert_array_equal(ref.Y_test, small_data.indexed.Y_test)
+    corpus = corpus_from_spec(SMALL.corpus_spec())
+    indexer = TermIndexer(IndexingConfig())
+    X_train = indexer.fit_transform(corpus.texts(corpus.train))
+    X_test = indexer.transform(corpus.texts(corpus.test))
+    Y_train = corpus.label_matrix(corpus.train, small_data.categories)
+    ids0 = {d.id for d in train0_validation_split(corpus)[0]}
+    assert list(indexer.vocabulary_) == list(small_data.vocabulary)
+    assert (X_train != small_data.X_train).nnz == 0
+    assert (X_test != small_data.X_test).nnz == 0
+    np.testing.assert_allclose(score_terms(X_train, Y_train, method="ig"), small_data.scores)
+    np.testing.assert_array_equal([d.id in ids0 for d in corpus.train], small_data.train0)
+    np.testing.assert_array_equal(corpus.label_matrix(corpus.test, small_data.categories), small_data.Y_test)
 
 
 def test_selected_columns_local_is_the_top_of_each_class(small_data):
     for j, c in enumerate(small_data.categories):
-        cols = T.selected_columns(small_data, c, 7, "local")
+        cols = small_data.selected_columns(c, 7, "local")
         s = small_data.scores[:, j]
         assert len(cols) == 7 and len(set(cols.tolist())) == 7
         # every selected score is >= every unselected score (ties broken by index)
@@ -65,17 +73,17 @@ def test_selected_columns_local_is_the_top_of_each_class(small_data):
         assert np.all(np.diff(s[cols]) <= 0)
     from hbnlab.features import select_global
 
-    g = T.selected_columns(small_data, small_data.categories[0], 7, "global")
+    g = small_data.selected_columns(small_data.categories[0], 7, "global")
     np.testing.assert_array_equal(g, select_global(small_data.scores, 7, aggregate="max"))
-    with pytest.raises(ValueError, match="scope must be 'local' or 'global', got 'both'"):
-        T.selected_columns(small_data, small_data.categories[0], 7, "both")
+    with pytest.raises(ValueError, match=r"scope must be one of \('local', 'global'\), got 'both'"):
+        small_data.selected_columns(small_data.categories[0], 7, "both")
 
 
 def test_split_validation_is_training0_to_validation(small_data):
     X_fit, Y_fit, X_eval, Y_eval, docs = small_data.split("validation")
     assert X_fit.shape[0] == small_data.train0.sum() and X_eval.shape[0] == (~small_data.train0).sum()
     assert len(docs) == X_eval.shape[0] and all(d.split == "train" for d in docs)
-    with pytest.raises(ValueError, match="stage must be 'test' or 'validation', got 'dev'"):
+    with pytest.raises(ValueError, match=r"stage must be one of \('test', 'validation'\), got 'dev'"):
         small_data.split("dev")
 
 
@@ -83,13 +91,13 @@ def test_corpus_and_category_errors_are_readable(tmp_path, small_data):
     from hbnlab.corpus import CorpusError
 
     with pytest.raises(CorpusError, match="the stored upload is missing"):
-        T.corpus_from_spec({"corpus": "upload", "upload_path": str(tmp_path / "gone.csv")})
+        corpus_from_spec({"corpus": "upload", "upload_path": str(tmp_path / "gone.csv")})
     with pytest.raises(ValueError, match="'corpus' must be 'synthetic', 'reuters' or 'upload', got 'ftp'"):
-        T.corpus_from_spec({"corpus": "ftp"})
-    corpus = T.corpus_from_spec(SMALL.corpus_spec())
+        corpus_from_spec({"corpus": "ftp"})
+    corpus = corpus_from_spec(SMALL.corpus_spec())
     with pytest.raises(CorpusError, match=r"categor.*\['earn'\]"):
-        T.resolve_categories(corpus, {"categories": ["alpha", "earn"]})
-    assert T.resolve_categories(corpus, {"n_categories": 2}) == corpus.categories(1, 1)[:2]
+        resolve_categories(corpus, ["alpha", "earn"])
+    assert resolve_categories(corpus, n_categories=2) == corpus.categories(1, 1)[:2]
     with pytest.raises(ValueError, match="class 'zulu' is not one of"):
         small_data.category_index("zulu")
 
@@ -101,7 +109,7 @@ def test_model_files_round_trip_and_refuse_pickles(small_data):
 
     label = small_data.categories[0]
     for name in ("NB", "HBN-OR"):
-        est, scores, info = T.fit_unit(small_data, label, name, SMALL.to_dict())
+        est, scores, info = T.fit_config_unit(small_data, label, name, SMALL)
         data = T.store_model(est, {"class": label, "classifier": name}, indexing=small_data.indexed.config,
                              vocabulary=small_data.vocabulary)
         est2, meta = T.load_model(data)
@@ -229,9 +237,9 @@ def test_tune_task_cells_match_an_independent_fit(small_data):
     assert best["micro"] == max(c["micro"] for c in cells)
     # oracle: one cell recomputed by hand on training-0 -> validation
     cell = cells[3]
-    cfg = {**SMALL.to_dict(), "B_avg": 5, "alpha_avg": 0.1, "n_features": 8}
-    _, _, _, Y_val, _ = small_data.split("validation")
-    S = np.column_stack([T.fit_unit(small_data, c, "HBN-AVG", cfg, stage="validation")[1] for c in classes])
+    cfg = SMALL.replace(B_avg=5, alpha_avg=0.1, n_features=8)
+    Y_val = small_data.split("validation").Y_eval
+    S = np.column_stack([T.fit_config_unit(small_data, c, "HBN-AVG", cfg, stage="validation")[1] for c in classes])
     Y = Y_val[:, [small_data.category_index(c) for c in classes]]
     assert cell["micro"] == pytest.approx(round(100 * micro_breakeven(Y, S), 2))
     assert any(k.startswith(f"{classes[0]}|HBN-AVG|cell") for k in ctx.traces), "live EM traces per cell"
@@ -241,7 +249,7 @@ def test_tune_task_cells_match_an_independent_fit(small_data):
 
 
 def test_cancel_stops_em_within_a_unit(small_data):
-    """should_stop() fired during EM: the task ends cancelled (hbnlab.bn.em raises EMCancelled)."""
+    """should_stop() fired during EM: the task ends cancelled (EM raises hbnlab's Cancelled)."""
     params = {"config": {**SMALL.to_dict(), "n_restarts": 64}, "classes": small_data.categories[:1],
               "classifiers": ["HBN-DEP"]}
     spec = _spec("train", params)

@@ -4,8 +4,8 @@ Every page reads and writes the same :class:`ExperimentConfig`: the corpus, the 
 feature selection and the classifier settings.  It is a frozen dataclass with
 ``to_dict`` / ``from_dict`` (JSON-able, validated: errors name the bad field and value) and a
 flat string form for the URL (``to_query`` / ``from_query``) so that a browser reload keeps the
-settings.  The background tasks (:mod:`hbnlab.experiments.tasks`) receive ``to_dict()`` and
-rebuild the same data in the worker process.
+settings.  The background tasks (:mod:`hbnlab.pipeline.tasks`) receive ``to_dict()`` and
+rebuild the same data in the worker process (:meth:`ExperimentConfig.from_dict`).
 
 :mod:`hbnlab.app.state` holds the Streamlit side (session state and ``st.query_params``).
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, fields
 
-from hbnlab.experiments import paper_values as pv
+from hbnlab.models.catalog import TABLE_4_1, TREE_LEARNERS, learner_names
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 STOPWORDS = ("thesis", "smart", "sklearn", "none")
@@ -22,14 +22,12 @@ STEMMING = ("none", "porter")
 SELECTION_METHODS = ("ig", "chi2", "mi", "df", "fisher")
 SELECTION_SCOPES = ("local", "global")
 #: Structure learners the Structure page offers: the thesis's six HBN/HNB rows.
-STRUCTURE_ALGORITHMS = ("HBN-AVG", "HBN-OR", "HBN-DEP", "HNB-AVG", "HNB-OR", "HNB-DEP")
-#: Learners the Training page offers (thesis rows first, then the neighbours of
-#: hbnlab.models.registry; unavailable ones are greyed out by the page).
-CLASSIFIERS = ("HBN-AVG", "HBN-OR", "HBN-DEP", "HNB-AVG", "HNB-OR", "HNB-DEP", "NB", "SVM",
-               "OR-EQ12", "OR-EQ17", "MNB", "ROCCHIO", "KDB", "GREEDY-HNB")
+STRUCTURE_ALGORITHMS = TREE_LEARNERS
+#: Learners an experiment may train (the catalogue's, thesis rows first).
+CLASSIFIERS = tuple(learner_names())
 
-#: alpha slider range per clustering algorithm (issue 5: AVG about 0-0.2, OR 0-0.3, DEP 0-400)
-#: and the step of the slider.
+#: alpha range per clustering algorithm (AVG about 0-0.2, OR 0-0.3, DEP 0-400) and the step of
+#: the workbench's slider.
 ALPHA_RANGE = {"avg": (0.0, 0.2, 0.005), "or": (0.0, 0.3, 0.005), "dep": (0.0, 400.0, 5.0)}
 B_RANGE = (2, 12)
 
@@ -80,7 +78,7 @@ class ExperimentConfig:
     label : str
         The class the Structure and Explain pages show; ``""`` means the first category.
     classifiers : tuple of str
-        Learners the Training page trains (row names of :func:`hbnlab.experiments.thesis.make_classifier`).
+        Learners the Training page trains (names of :mod:`hbnlab.models.catalog`).
     algorithm : str
         The structure learner the Structure page draws (``"HBN-OR"``, ...).
     B_avg, alpha_avg, B_or, alpha_or, B_dep, alpha_dep :
@@ -113,12 +111,12 @@ class ExperimentConfig:
     label: str = ""
     classifiers: tuple = ("HBN-OR", "NB")
     algorithm: str = "HBN-OR"
-    B_avg: int = pv.TABLE_4_1["HBN-AVG"][0]
-    alpha_avg: float = pv.TABLE_4_1["HBN-AVG"][1]
-    B_or: int = pv.TABLE_4_1["HBN-OR"][0]
-    alpha_or: float = pv.TABLE_4_1["HBN-OR"][1]
-    B_dep: int = pv.TABLE_4_1["HBN-DEP"][0]
-    alpha_dep: float = pv.TABLE_4_1["HBN-DEP"][1]
+    B_avg: int = TABLE_4_1["avg"][0]
+    alpha_avg: float = TABLE_4_1["avg"][1]
+    B_or: int = TABLE_4_1["or"][0]
+    alpha_or: float = TABLE_4_1["or"][1]
+    B_dep: int = TABLE_4_1["dep"][0]
+    alpha_dep: float = TABLE_4_1["dep"][1]
     n_restarts: int = 64
     random_state: int = 0
 
@@ -174,12 +172,12 @@ class ExperimentConfig:
         c = clustering_of(algorithm or self.algorithm)
         return int(getattr(self, f"B_{c}")), float(getattr(self, f"alpha_{c}"))
 
-    def with_structure_params(self, algorithm: str, B: int, alpha: float) -> "ExperimentConfig":
+    def with_structure_params(self, algorithm: str, B: int, alpha: float) -> ExperimentConfig:
         c = clustering_of(algorithm)
         return self.replace(**{f"B_{c}": int(B), f"alpha_{c}": float(alpha)})
 
     def classifier_params(self, name: str) -> dict:
-        """Keyword settings for :func:`hbnlab.experiments.thesis.make_classifier`."""
+        """Keyword settings for :func:`hbnlab.models.catalog.make_classifier`."""
         name = name.upper()
         if name in STRUCTURE_ALGORITHMS:
             B, alpha = self.structure_params(name)
@@ -217,7 +215,7 @@ class ExperimentConfig:
         return {"stopwords": self.stopwords, "stemming": None if self.stemming == "none" else self.stemming,
                 "min_df": self.min_df}
 
-    def replace(self, **changes) -> "ExperimentConfig":
+    def replace(self, **changes) -> ExperimentConfig:
         return dataclasses.replace(self, **changes)
 
     # ------------------------------------------------------------------ serialisation
@@ -228,7 +226,7 @@ class ExperimentConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ExperimentConfig":
+    def from_dict(cls, d: dict) -> ExperimentConfig:
         """Inverse of :meth:`to_dict`; unknown keys raise ValueError naming them."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
@@ -255,7 +253,7 @@ class ExperimentConfig:
         return out
 
     @classmethod
-    def from_query(cls, query: dict) -> tuple["ExperimentConfig", list[str]]:
+    def from_query(cls, query: dict) -> tuple[ExperimentConfig, list[str]]:
         """Parse URL parameters; bad values are skipped (with a message each), never fatal.
 
         Returns the config and the list of messages about the parameters that were ignored.

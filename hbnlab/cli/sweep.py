@@ -27,30 +27,15 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha", "parse_list"]
+from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, parse_list
+from hbnlab.experiments import sweep as sw
+from hbnlab.jobs import RegistryError, RunnerError, RunRegistry, get_runner
+from hbnlab.pipeline.corpus_spec import data_home
 
-
-def _cli_error(msg: str):
-    from hbnlab.cli import CLIError
-
-    return CLIError(msg)
+__all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha"]
 
 
 # =========================================================================== argument parsing
-def parse_list(text: str, cast, what: str) -> list:
-    """``"3,5,7"`` -> ``[3, 5, 7]``; the error names the option and the bad item."""
-    items = [t.strip() for t in str(text).split(",") if t.strip()]
-    if not items:
-        raise _cli_error(f"{what}: expected a comma-separated list, got {text!r}")
-    out = []
-    for t in items:
-        try:
-            out.append(cast(t))
-        except ValueError:
-            raise _cli_error(f"{what}: {t!r} is not a valid {cast.__name__}") from None
-    return out
-
-
 def parse_alpha(values, clusterings) -> dict | None:
     """``--alpha`` values -> {clustering: [alphas]}.  A bare list applies to every clustering of
     the sweep; ``CLUSTERING:LIST`` sets one clustering's grid; the others keep the thesis's."""
@@ -62,7 +47,7 @@ def parse_alpha(values, clusterings) -> dict | None:
             k, lst = v.split(":", 1)
             k = k.strip().lower()
             if k not in ("avg", "or", "dep"):
-                raise _cli_error(f"--alpha {v!r}: unknown clustering {k!r} (expected avg, or or dep)")
+                raise CLIError(f"--alpha {v!r}: unknown clustering {k!r} (expected avg, or or dep)")
             out[k] = parse_list(lst, float, f"--alpha {k}")
         else:
             grid = parse_list(v, float, "--alpha")
@@ -127,38 +112,18 @@ class TerminalProgress:
 
 
 # =========================================================================== the command
-def _default_registry() -> Path:
-    from hbnlab.experiments.tasks import data_home
-
-    return data_home() / "runs"
-
-
-def _load_corpus(args):
-    from hbnlab.cli import load_corpus_arg
-
-    if args.corpus == "synthetic":
-        from hbnlab.corpus import make_synthetic_corpus
-
-        if args.synthetic_size < 8:
-            raise _cli_error(f"--synthetic-size must be >= 8, got {args.synthetic_size}")
-        return make_synthetic_corpus(n_documents=args.synthetic_size, random_state=args.corpus_seed)
-    return load_corpus_arg(args.corpus, args.reuters_dir, args.corpus_seed)
-
-
 def _config(args):
-    from hbnlab.experiments.sweep import SweepConfig, SweepError
-
     clusterings = parse_list(args.clusterings, str, "--clusterings")
     baselines = [] if args.baselines.strip().lower() in ("", "none") else parse_list(args.baselines, str, "--baselines")
     try:
-        return SweepConfig(
+        return sw.SweepConfig(
             categories=_categories_arg(args.categories), clusterings=tuple(clusterings),
             B=tuple(parse_list(args.B, int, "--B")), alpha=parse_alpha(args.alpha, [c.lower() for c in clusterings]),
             n_features=tuple(parse_list(args.n_features, int, "--n-features")), choose=args.choose,
             n_restarts=args.n_restarts, tol=args.tol, final_only=args.final_only, direction=args.direction,
             baselines=tuple(baselines), random_state=args.seed)
-    except SweepError as e:
-        raise _cli_error(str(e)) from None
+    except sw.SweepError as e:
+        raise CLIError(str(e)) from None
 
 
 def default_sweep_id(config, data) -> str:
@@ -168,15 +133,11 @@ def default_sweep_id(config, data) -> str:
 
 
 def _runner(args, registry):
-    from hbnlab.jobs import RunnerError, get_runner
-
     address = args.dask if args.dask not in (None, "") else os.environ.get("HBNLAB_DASK_SCHEDULER") or None
     use_dask = not args.local and (args.dask is not None or address is not None)
     try:
         if use_dask:
-            from hbnlab.experiments.sweep import unset_dask_malloc_trim
-
-            unset_dask_malloc_trim()  # a LocalCluster's workers: glibc's dynamic malloc thresholds
+            sw.unset_dask_malloc_trim()  # a LocalCluster's workers: glibc's dynamic malloc thresholds
             runner = get_runner(registry, backend="dask", address=address, n_workers=args.workers,
                                 threads_per_worker=1)
             where = f"Dask scheduler {runner.address}" + ("" if address else f" (LocalCluster, {args.workers} workers)")
@@ -184,27 +145,24 @@ def _runner(args, registry):
             runner = get_runner(registry, backend="local", max_workers=args.workers)
             where = f"local pool, {args.workers} worker processes"
     except RunnerError as e:
-        raise _cli_error(str(e)) from None
+        raise CLIError(str(e)) from None
     return runner, where
 
 
 def cmd_sweep(args) -> int:
-    from hbnlab.experiments import sweep as sw
-    from hbnlab.jobs import RegistryError, RunRegistry
-
     # one BLAS thread per worker process: N workers = N cores (workers inherit the environment)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
     if args.workers < 1:
-        raise _cli_error(f"--workers must be >= 1, got {args.workers}")
+        raise CLIError(f"--workers must be >= 1, got {args.workers}")
     try:
-        registry = RunRegistry(args.registry or _default_registry())
+        registry = RunRegistry(args.registry or data_home() / "runs")
     except RegistryError as e:
-        raise _cli_error(str(e)) from None
+        raise CLIError(str(e)) from None
 
     if args.cancel or args.status:
         if not args.sweep_id:
-            raise _cli_error("--cancel and --status need --sweep-id")
+            raise CLIError("--cancel and --status need --sweep-id")
         if args.cancel:
             ids = sw.cancel_sweep(registry, args.sweep_id)
             print(f"sweep {args.sweep_id}: cancel requested for {len(ids)} job(s)")
@@ -215,11 +173,11 @@ def cmd_sweep(args) -> int:
 
     config = _config(args)
     t0 = time.perf_counter()
-    corpus = _load_corpus(args)
+    corpus = corpus_from_args(args)
     try:
         data = sw.prepare_sweep_data(corpus, config)
     except sw.SweepError as e:
-        raise _cli_error(str(e)) from None
+        raise CLIError(str(e)) from None
     t_data = time.perf_counter() - t0
     sweep_id = args.sweep_id or default_sweep_id(config, data)
     out_dir = Path(args.out) if args.out else Path("sweeps") / sweep_id
@@ -241,7 +199,7 @@ def cmd_sweep(args) -> int:
         return 130
     except TimeoutError as e:
         runner.shutdown(wait=False, interrupt=True)
-        raise _cli_error(f"{e}; resume with --sweep-id {sweep_id}") from None
+        raise CLIError(f"{e}; resume with --sweep-id {sweep_id}") from None
     runner.shutdown(wait=True)
     result.timings["data_seconds"] = t_data
     result.timings["backend"] = where
@@ -263,13 +221,10 @@ def cmd_sweep(args) -> int:
 
 
 def register(subparsers) -> None:
-    """Add ``hbnlab sweep`` to the CLI's subparsers (hooked in by :mod:`hbnlab.cli`)."""
+    """Add ``hbnlab sweep`` to the hbnlab parser."""
     p = subparsers.add_parser("sweep", help="tune and test HBN classifiers on many categories as jobs "
                                             "(local pool or Dask)")
-    p.add_argument("--corpus", default="reuters", help="reuters (default) | synthetic | PATH")
-    p.add_argument("--reuters-dir", default=None)
-    p.add_argument("--corpus-seed", type=int, default=0, help="seed of the synthetic corpus")
-    p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
+    add_corpus_options(p, default="reuters", seed_flag="--corpus-seed")
     p.add_argument("--categories", default="all", help="all | topK (e.g. top10) | comma list of names")
     p.add_argument("--clusterings", default="avg,or,dep")
     p.add_argument("--B", default="3,5,7,9", help="branching factors (thesis: 3,5,7,9)")

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hbnlab.app.config import ALPHA_RANGE, CLASSIFIERS, STRUCTURE_ALGORITHMS, ExperimentConfig, clustering_of
+from hbnlab.pipeline.config import ALPHA_RANGE, CLASSIFIERS, STRUCTURE_ALGORITHMS, ExperimentConfig, clustering_of
 from hbnlab.experiments import paper_values as pv
 
 

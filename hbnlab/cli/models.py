@@ -1,4 +1,4 @@
-"""CLI subcommands for models and reports that leave hbnlab (hooked into :mod:`hbnlab.cli`).
+"""Commands for models and reports that leave hbnlab.
 
     hbnlab train --corpus synthetic|reuters|PATH --class LABEL --classifier hbn-or [--B --alpha
                  --n-features --random-state --n-restarts --param KEY=VALUE] --out MODEL.hbnlab
@@ -19,36 +19,34 @@ from pathlib import Path
 
 import numpy as np
 
-TREE_PREFIXES = ("HBN-", "HNB-")
+from hbnlab.cli.common import CLIError, add_corpus_options
+from hbnlab.evaluation import breakeven_point
+from hbnlab.experiments.manifest import CorpusSpec, ExperimentManifest, run_manifest
+from hbnlab.export.atomic import write_text_atomic
+from hbnlab.export.bn_formats import (
+    BN_LEARNERS,
+    export_bn,
+    feature_variable_names,
+    model_class_name,
+    network_from_model,
+)
+from hbnlab.export.model_io import load_model, save_model
+from hbnlab.export.report import RESULT_FORMAT, ExperimentResult, breakeven_frame, write_report
+from hbnlab.export.report import _md_table as markdown_table
+from hbnlab.models.catalog import is_tree_learner, learner, learner_names
+from hbnlab.pipeline.data import prepare
+from hbnlab.pipeline.fit import fit_unit
+
+__all__ = ["register", "cmd_train", "cmd_export_model", "cmd_predict", "cmd_run", "cmd_report", "evidence_names"]
 
 
-_COMMAND_ERROR = None
-
-
-def _cli_error(msg: str):
-    """A :class:`hbnlab.cli.CLIError` that is also a ``ValueError``: ``main`` prints it without a
-    traceback however the CLI was started (``python -m hbnlab.cli`` runs the module as
-    ``__main__``, whose CLIError is a different class from ``hbnlab.cli.CLIError``)."""
-    global _COMMAND_ERROR
-    if _COMMAND_ERROR is None:
-        from hbnlab.cli import CLIError
-
-        class CommandError(CLIError, ValueError):
-            pass
-
-        _COMMAND_ERROR = CommandError
-    return _COMMAND_ERROR(msg)
-
-
-def _corpus_spec(args):
-    from hbnlab.experiments.manifest import CorpusSpec
-
+def _corpus_spec(args) -> CorpusSpec:
     if args.corpus == "synthetic":
         return CorpusSpec("synthetic", seed=args.seed, size=args.synthetic_size)
     if args.corpus == "reuters":
         return CorpusSpec("reuters", path=args.reuters_dir)
     if not Path(args.corpus).exists():
-        raise _cli_error(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
+        raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
     return CorpusSpec("path", path=args.corpus)
 
 
@@ -56,7 +54,7 @@ def _parse_params(items) -> dict:
     out = {}
     for item in items or []:
         if "=" not in item:
-            raise _cli_error(f"--param {item!r}: expected KEY=VALUE")
+            raise CLIError(f"--param {item!r}: expected KEY=VALUE")
         k, v = item.split("=", 1)
         try:
             out[k.strip()] = json.loads(v)
@@ -67,67 +65,55 @@ def _parse_params(items) -> dict:
 
 # =========================================================================== train
 def cmd_train(args) -> int:
-    from hbnlab.evaluation import breakeven_point
-    from hbnlab.experiments.thesis import make_classifier, name_nodes
-    from hbnlab.export.model_io import save_model
-    from hbnlab.features import score_terms
-    from hbnlab.text import IndexingConfig, index_corpus
-
-    name = args.classifier.upper()
+    try:
+        name = learner(args.classifier).name
+    except ValueError as e:
+        raise CLIError(f"--classifier: {e}") from None
     params = _parse_params(args.param)
-    is_tree = name.startswith(TREE_PREFIXES)
     for opt, val in (("B", args.B), ("alpha", args.alpha), ("n_restarts", args.n_restarts)):
         if val is None:
             continue
-        if not is_tree:
-            raise _cli_error(f"--{opt.replace('_', '-')} applies to the hbn-*/hnb-* classifiers, not {args.classifier!r}")
+        if not is_tree_learner(name):
+            raise CLIError(f"--{opt.replace('_', '-')} applies to the hbn-*/hnb-* classifiers, not {args.classifier!r}")
         params[opt] = val
     if args.n_features < 1:
-        raise _cli_error(f"--n-features must be >= 1, got {args.n_features}")
+        raise CLIError(f"--n-features must be >= 1, got {args.n_features}")
     spec = _corpus_spec(args)
     t0 = time.perf_counter()
     corpus = spec.load()
     usable = corpus.categories(min_train=1)
     if args.label not in usable:
-        raise _cli_error(f"class {args.label!r} has no training documents in corpus {corpus.name!r}; "
-                         f"classes: {usable[:30]}")
-    cfg = IndexingConfig()
-    ic = index_corpus(corpus, cfg, categories=[args.label])
-    y = ic.Y_train[:, 0].astype(np.int8)
+        raise CLIError(f"class {args.label!r} has no training documents in corpus {corpus.name!r}; "
+                       f"classes: {usable[:30]}")
+    data = prepare(corpus, categories=[args.label], require_test=False)
+    y = data.Y_train[:, 0]
     if y.min() == y.max():
-        raise _cli_error(f"class {args.label!r} has {'no' if y.max() == 0 else 'only'} positive training documents")
+        raise CLIError(f"class {args.label!r} has {'no' if y.max() == 0 else 'only'} positive training documents")
     # thesis sec. 4.1.2: the n_features terms with the highest information gain for the class
-    s = score_terms(ic.X_train, ic.Y_train, method="ig")[:, 0]
-    cols = np.lexsort((np.arange(s.size), -s))[: args.n_features]
-    est = name_nodes(make_classifier(name, len(cols), params, args.random_state),
-                     [ic.vocabulary[c] for c in cols], f"{args.label}TOPIC")
-    t1 = time.perf_counter()
-    est.fit(ic.X_train, y, selected_features=cols)
-    fit_seconds = time.perf_counter() - t1
+    res = fit_unit(data, args.label, name, n_features=args.n_features, params=params,
+                   random_state=args.random_state, score="proba")
+    est = res.estimator
     prov = {"command": "train",
             "arguments": {k: v for k, v in vars(args).items() if k != "func" and isinstance(v, (str, int, float, list,
                                                                                               type(None)))},
             "corpus_spec": spec.to_dict(), "classifier": name, "classifier_params": params,
-            "n_features": int(len(cols)), "random_state": args.random_state, "fit_seconds": round(fit_seconds, 4)}
+            "n_features": len(res.terms), "random_state": args.random_state, "fit_seconds": round(res.seconds, 4)}
     msg = ""
-    if ic.X_test.shape[0] and ic.Y_test[:, 0].any():
-        p = est.predict_proba(ic.X_test)[:, 1]
-        be = 100 * breakeven_point(ic.Y_test[:, 0], p)
+    y_test = data.Y_test[:, 0]
+    if data.X_test.shape[0] and y_test.any():
+        be = 100 * breakeven_point(y_test, res.scores)
         prov["test_breakeven"] = round(float(be), 4)
-        msg = f"; test breakeven {be:.1f}% on {ic.X_test.shape[0]} documents"
-    path = save_model(est, args.out, indexing=cfg, vocabulary=ic.vocabulary, corpus=corpus, label=args.label,
-                      provenance=prov)
-    print(f"trained {name} for {args.label!r} on {corpus.name} ({ic.X_train.shape[0]} documents, "
-          f"{len(cols)} features) in {time.perf_counter() - t0:.1f}s{msg}")
+        msg = f"; test breakeven {be:.1f}% on {data.X_test.shape[0]} documents"
+    path = save_model(est, args.out, indexing=data.indexed.config, vocabulary=data.vocabulary, corpus=corpus,
+                      label=args.label, provenance=prov)
+    print(f"trained {name} for {args.label!r} on {corpus.name} ({data.X_train.shape[0]} documents, "
+          f"{len(res.terms)} features) in {time.perf_counter() - t0:.1f}s{msg}")
     print(f"wrote {path}")
     return 0
 
 
 # =========================================================================== export-model
 def cmd_export_model(args) -> int:
-    from hbnlab.export.bn_formats import export_bn
-    from hbnlab.export.model_io import load_model, save_model
-
     loaded = load_model(args.model)
     fmt = args.format.lower()
     if fmt == "hbnlab":
@@ -145,7 +131,7 @@ def _read_jsonl(path: str) -> tuple[list, list]:
     try:
         fh = p.open("r", encoding="utf-8")
     except OSError as e:
-        raise _cli_error(f"{path}: cannot read ({e.strerror or e})") from None
+        raise CLIError(f"{path}: cannot read ({e.strerror or e})") from None
     with fh:
         for n, line in enumerate(fh, start=1):
             if not line.strip():
@@ -153,15 +139,15 @@ def _read_jsonl(path: str) -> tuple[list, list]:
             try:
                 obj = json.loads(line)
             except ValueError as e:
-                raise _cli_error(f"line {n} of {p.name}: not valid JSON ({e})") from None
+                raise CLIError(f"line {n} of {p.name}: not valid JSON ({e})") from None
             if not isinstance(obj, dict):
-                raise _cli_error(f"line {n} of {p.name}: expected a JSON object with 'text', got {type(obj).__name__}")
+                raise CLIError(f"line {n} of {p.name}: expected a JSON object with 'text', got {type(obj).__name__}")
             text = obj.get("text")
             if not isinstance(text, str):
-                raise _cli_error(f"line {n} of {p.name}: field 'text' is missing or not a string")
+                raise CLIError(f"line {n} of {p.name}: field 'text' is missing or not a string")
             title = obj.get("title") or ""
             if not isinstance(title, str):
-                raise _cli_error(f"line {n} of {p.name}: field 'title' is not a string")
+                raise CLIError(f"line {n} of {p.name}: field 'title' is not a string")
             # title and body as one text (thesis sec. 4.1.2, like Document.full_text)
             texts.append(f"{title}\n{text}" if title else text)
             ids.append(obj.get("id", n))
@@ -171,8 +157,6 @@ def _read_jsonl(path: str) -> tuple[list, list]:
 def evidence_names(loaded) -> tuple[str, list]:
     """(class variable, feature variable names) of a loaded model: its exported network's names
     (the same for every learner: the class first, then the selected terms)."""
-    from hbnlab.export.bn_formats import BN_LEARNERS, feature_variable_names, model_class_name, network_from_model
-
     if loaded.learner in BN_LEARNERS:
         net = network_from_model(loaded)
         return net.class_variable, list(net.feature_variables)
@@ -182,15 +166,12 @@ def evidence_names(loaded) -> tuple[str, list]:
 
 
 def cmd_predict(args) -> int:
-    from hbnlab.export.atomic import write_text_atomic
-    from hbnlab.export.model_io import load_model
-
     loaded = load_model(args.model)
     if loaded.pipeline is None:
-        raise _cli_error(f"{args.model}: the model file has no vocabulary / indexing settings, so it cannot "
+        raise CLIError(f"{args.model}: the model file has no vocabulary / indexing settings, so it cannot "
                          "classify raw text (save it with vocabulary= and indexing=)")
     if not hasattr(loaded.estimator, "selected_features_"):
-        raise _cli_error(f"{args.model}: {loaded.learner} is a multi-class model; predict handles binary models")
+        raise CLIError(f"{args.model}: {loaded.learner} is a multi-class model; predict handles binary models")
     ids, texts = _read_jsonl(args.input)
     p = loaded.pipeline.predict_proba(texts) if texts else np.zeros(0)
     lines = []
@@ -211,16 +192,13 @@ def cmd_predict(args) -> int:
 # =========================================================================== run / report
 def _load_experiment(path: str):
     """(ExperimentResult) from a result JSON, or by running a manifest."""
-    from hbnlab.experiments.manifest import ExperimentManifest, run_manifest
-    from hbnlab.export.report import RESULT_FORMAT, ExperimentResult
-
     p = Path(path)
     try:
         d = json.loads(p.read_text(encoding="utf-8"))
     except OSError as e:
-        raise _cli_error(f"{path}: cannot read ({e.strerror or e})") from None
+        raise CLIError(f"{path}: cannot read ({e.strerror or e})") from None
     except ValueError as e:
-        raise _cli_error(f"{path}: not valid JSON ({e})") from None
+        raise CLIError(f"{path}: not valid JSON ({e})") from None
     if isinstance(d, dict) and d.get("format") == RESULT_FORMAT:
         return ExperimentResult.load(p)
     manifest = ExperimentManifest.load(p)
@@ -232,10 +210,8 @@ def _load_experiment(path: str):
 
 
 def cmd_run(args) -> int:
-    from hbnlab.export.report import _md_table, breakeven_frame
-
     result = _load_experiment(args.manifest)
-    print(_md_table(breakeven_frame(result)))
+    print(markdown_table(breakeven_frame(result)))
     if args.out:
         result.save(args.out)
         print(f"wrote {args.out}")
@@ -243,8 +219,6 @@ def cmd_run(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from hbnlab.export.report import write_report
-
     result = _load_experiment(args.experiment)
     paths = write_report(result, args.out, include_trees=not args.no_trees)
     for kind, p in paths.items():
@@ -256,14 +230,9 @@ def cmd_report(args) -> int:
 def register(subparsers) -> None:
     """Add ``train``, ``export-model``, ``predict``, ``run`` and ``report`` to the hbnlab parser."""
     t = subparsers.add_parser("train", help="train one binary classifier and save it as an hbnlab model file")
-    t.add_argument("--corpus", default="synthetic", help="synthetic | reuters | PATH (directory, table, zip)")
-    t.add_argument("--reuters-dir", default=None, help="Reuters-21578 directory (default $HBNLAB_REUTERS_DIR)")
-    t.add_argument("--seed", type=int, default=0, help="seed of the synthetic corpus")
-    t.add_argument("--synthetic-size", type=int, default=3000, help="documents in the synthetic corpus")
+    add_corpus_options(t, default="synthetic")
     t.add_argument("--class", dest="label", required=True, help="the positive class (e.g. trade)")
-    t.add_argument("--classifier", default="hbn-or",
-                   help="hbn-avg | hbn-or | hbn-dep | hnb-avg | hnb-or | hnb-dep | nb | svm | kdb | or-eq12 | "
-                        "mnb | rocchio | greedy-hnb")
+    t.add_argument("--classifier", default="hbn-or", help=" | ".join(n.lower() for n in learner_names()))
     t.add_argument("--B", type=int, default=None, help="branching factor (hbn-*/hnb-*; default thesis Table 4.1)")
     t.add_argument("--alpha", type=float, default=None, help="clustering threshold (hbn-*/hnb-*)")
     t.add_argument("--n-features", type=int, default=30, help="terms selected by information gain (default 30)")
@@ -297,6 +266,3 @@ def register(subparsers) -> None:
     rp.add_argument("--out", required=True, help="report.html; report.csv, report-*.csv and report.md go beside it")
     rp.add_argument("--no-trees", action="store_true", help="do not draw the learned trees")
     rp.set_defaults(func=cmd_report)
-
-
-__all__ = ["register", "cmd_train", "cmd_export_model", "cmd_predict", "cmd_run", "cmd_report", "evidence_names"]

@@ -1,0 +1,61 @@
+"""The ``hbnlab`` command line: the parser, ``corpus-info`` and the error handling of every command.
+
+    hbnlab corpus-info [--corpus synthetic|reuters|PATH] [--json]
+    hbnlab reproduce table-4.10 | table-4.2 ... table-4.9 | decampos-table-1 | verbeek-figures
+    hbnlab tree --corpus reuters --class trade --classifier hbn-or --format text|dot|svg
+    hbnlab train | export-model | predict | run | report     (hbnlab.cli.models)
+    hbnlab sweep                                             (hbnlab.cli.sweep)
+
+``hbnlab ...``, ``python -m hbnlab ...`` and ``python -m hbnlab.cli ...`` all run :func:`main`.
+An hbnlab error (bad arguments, a corpus or model file that cannot be read) is printed as one
+line naming the bad value, exit status 2; an interrupted sweep exits 130.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from hbnlab._validation import HbnlabError
+from hbnlab.cli import models, reproduce, sweep
+from hbnlab.cli.common import add_corpus_options, corpus_from_args
+
+__all__ = ["build_parser", "main"]
+
+
+def cmd_corpus_info(args) -> int:
+    corpus = corpus_from_args(args)
+    s = corpus.summary()
+    if args.json:
+        print(json.dumps(s, indent=2))
+        return 0
+    kind = " (synthetic)" if s["synthetic"] else ""
+    print(f"corpus {s['name']}{kind}: {s['n_documents']} documents, {s['n_train']} train / {s['n_test']} test, "
+          f"{s['n_categories']} categories")
+    print(f"{'category':<20}{'train':>8}{'test':>8}")
+    for cat, c in s["per_category"].items():
+        print(f"{cat:<20}{c['train']:>8}{c['test']:>8}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="hbnlab", description="Hierarchical Bayesian network text classifiers.")
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("corpus-info", help="counts per split and category for a corpus")
+    add_corpus_options(c, default="synthetic")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=cmd_corpus_info)
+    reproduce.register(sub)
+    models.register(sub)
+    sweep.register(sub)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args) or 0
+    except (HbnlabError, ValueError, OSError) as e:
+        # every hbnlab error names the file, line, field or option it refers to
+        print(f"hbnlab: error: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,135 @@
+"""``hbnlab reproduce TARGET`` (the seed papers' tables and figures) and ``hbnlab tree`` (draw the
+HBN/HNB tree of one class)."""
+from __future__ import annotations
+
+import time
+
+from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, write_json
+from hbnlab.experiments import reproduce as rep
+from hbnlab.experiments import thesis
+from hbnlab.experiments.decampos import format_decampos_table, reproduce_decampos_table
+from hbnlab.experiments.verbeek import verbeek_figures
+from hbnlab.export.atomic import write_text_atomic
+from hbnlab.export.render import dot_to_svg
+from hbnlab.models.catalog import TREE_LEARNERS, is_tree_learner
+from hbnlab.pipeline.corpus_spec import load_named_corpus, resolve_reuters_dir
+from hbnlab.pipeline.data import prepare
+from hbnlab.pipeline.fit import fit_unit
+
+__all__ = ["register", "cmd_reproduce", "cmd_tree"]
+
+
+def _reuters_data(args):
+    return rep.load_reuters_protocol(resolve_reuters_dir(args.reuters_dir, download=True), log=print)
+
+
+def _print_validation_rows(result: dict) -> None:
+    for r in result["rows"]:
+        extra = f" alpha={r['alpha']:g}" if "alpha" in r else ""
+        paper = f"  paper {r['paper_micro']:.1f}  diff {r['micro'] - r['paper_micro']:+.1f}" \
+            if r.get("paper_micro") is not None else ""
+        print(f"{r['classifier']:<10} {r['n_features']:>4} features{extra}: validation micro "
+              f"{r['micro']:.1f}{paper}")
+
+
+def _verbeek(args) -> dict:
+    t0 = time.perf_counter()
+    corpus = load_named_corpus(args.corpus or "reuters", reuters_dir=args.reuters_dir, seed=args.random_state)
+    figs = verbeek_figures(corpus, random_state=args.random_state)
+    m = figs.meta
+    print(f"Verbeek figures on {m['corpus']}: classes {', '.join(m['classes'])}; {m['n_terms']} terms")
+    f = m["figure_6_1"]
+    print(f"Fig. 6.1 ({f['docs_per_class']} docs/class, {f['n_words_present']} words): MDL chooses "
+          f"{f['n_groups_exceptions']} groups (exceptions), {f['n_groups_probabilistic']} (probabilistic); "
+          f"best on test {f['n_groups_best']}; all-words accuracy {f['accuracy_all_words']:.3f}")
+    print("Figs. 6.2-6.3: docs/class  words  best  prob  exc   acc_best  acc_prob  acc_exc")
+    for r2, r3 in zip(figs.groups_vs_sample.to_dict("records"), figs.accuracy_vs_sample.to_dict("records")):
+        print(f"  {r2['docs_per_class']:>10} {r2['n_words_present']:>6} {r2['n_groups_best']:>5} "
+              f"{r2['n_groups_probabilistic']:>5} {r2['n_groups_exceptions']:>4}   {r3['accuracy_best']:.3f}     "
+              f"{r3['accuracy_probabilistic']:.3f}     {r3['accuracy_exceptions']:.3f}")
+    out = figs.to_dict()
+    out["seconds"] = round(time.perf_counter() - t0, 1)
+    return out
+
+
+def cmd_reproduce(args) -> int:
+    target = args.target.lower()
+    if target not in rep.TARGETS:
+        raise CLIError(f"unknown target {args.target!r}; expected one of {', '.join(rep.TARGETS)}")
+    if target == "table-4.10":
+        try:
+            rows = rep.parse_rows(args.rows) if args.rows else None
+        except ValueError as e:
+            raise CLIError(f"--rows: {e}") from None
+        result = rep.table_4_10(_reuters_data(args), rows=rows, extra_rows=args.extra_rows, tune=args.tune,
+                                n_restarts=args.n_restarts, n_jobs=args.n_jobs, random_state=args.random_state,
+                                log=print)
+        print()
+        print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
+        print(thesis.format_table(result))
+    elif target in rep.VALIDATION_TARGETS:
+        result = rep.validation_table(_reuters_data(args), target, n_restarts=args.n_restarts, n_jobs=args.n_jobs,
+                                      random_state=args.random_state, log=print)
+        print()
+        _print_validation_rows(result)
+    elif target.startswith("decampos-table-"):
+        table = int(target.rsplit("-", 1)[1])
+        reuters_dir = str(resolve_reuters_dir(args.reuters_dir, download=True)) if table == 1 else None
+        result = reproduce_decampos_table(table=table, reuters_dir=reuters_dir, corpus_path=args.corpus)
+        print(format_decampos_table(result))
+    else:
+        result = _verbeek(args)
+    write_json(args.json, result)
+    return 0
+
+
+def cmd_tree(args) -> int:
+    name = args.classifier.upper()
+    if not is_tree_learner(name):
+        raise CLIError(f"--classifier must be one of {[n.lower() for n in TREE_LEARNERS]}")
+    corpus = corpus_from_args(args)
+    if args.label not in corpus.categories():
+        raise CLIError(f"class {args.label!r} is not a category of corpus {corpus.name!r}")
+    params = {k: v for k, v in (("B", args.B), ("alpha", args.alpha)) if v is not None}
+    data = prepare(corpus, categories=[args.label], require_test=False)
+    est = fit_unit(data, args.label, name, n_features=args.n_features, params=params,
+                   random_state=args.seed).estimator
+    if args.format == "text":
+        out = est.tree_.to_text()
+    elif args.format == "dot":
+        out = est.to_dot()
+    else:
+        out = dot_to_svg(est.to_dot())
+    if args.out:
+        write_text_atomic(args.out, out)
+        print(f"wrote {args.out}")
+    else:
+        print(out)
+    return 0
+
+
+def register(sub) -> None:
+    """Add ``reproduce`` and ``tree`` to the hbnlab parser."""
+    r = sub.add_parser("reproduce", help="reproduce a table or figure of the source papers")
+    r.add_argument("target", help="table-4.10 | table-4.2 ... table-4.9 | decampos-table-1/2/3 | verbeek-figures")
+    r.add_argument("--reuters-dir", default=None)
+    r.add_argument("--json", default=None, metavar="OUT", help="write the rows as JSON")
+    r.add_argument("--n-jobs", type=int, default=2, help="parallel processes (default 2)")
+    r.add_argument("--tune", action="store_true", help="table-4.10: tune B and alpha on validation (3 phases)")
+    r.add_argument("--extra-rows", action="store_true", help="table-4.10: add the neighbours' learners")
+    r.add_argument("--rows", default=None, help="table-4.10: comma list like NB:30,HBN-OR:30")
+    r.add_argument("--n-restarts", type=int, default=None, help="EM restarts for HBN rows (default 64)")
+    r.add_argument("--random-state", type=int, default=0)
+    r.add_argument("--corpus", default=None, help="corpus path for targets that accept one")
+    r.set_defaults(func=cmd_reproduce)
+
+    t = sub.add_parser("tree", help="learn and draw an HBN/HNB tree for one class")
+    add_corpus_options(t, default="reuters", synthetic_size=False)
+    t.add_argument("--class", dest="label", required=True)
+    t.add_argument("--classifier", default="hbn-or", help="hbn-avg | hbn-or | hbn-dep | hnb-avg | hnb-or | hnb-dep")
+    t.add_argument("--B", type=int, default=None)
+    t.add_argument("--alpha", type=float, default=None)
+    t.add_argument("--n-features", type=int, default=30)
+    t.add_argument("--format", default="text", choices=["text", "dot", "svg"])
+    t.add_argument("--out", default=None)
+    t.set_defaults(func=cmd_tree)

@@ -1,0 +1,144 @@
+"""One learner on one category: select the terms, fit, score the evaluation split.
+
+:func:`fit_unit` is the single routine behind the command line's tables, the workbench's training
+and tuning jobs and experiment manifests.  It reports EM progress through ``progress(info)`` and
+stops cooperatively when ``should_stop()`` turns true (raising :class:`hbnlab._validation.Cancelled`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hbnlab._validation import Cancelled
+from hbnlab.models.catalog import learner, make_classifier
+from hbnlab.pipeline.data import ProtocolData
+
+__all__ = ["FitResult", "fit_unit", "name_nodes", "em_traces", "SCORE_KINDS"]
+
+#: ``"proba"``: P(class | document); ``"log_odds"``: the posterior log-odds, which ranks like the
+#: posterior but never rounds to 1.0 (ties appear once |log-odds| > ~37).
+SCORE_KINDS = ("proba", "log_odds")
+_CALLBACKS = ("progress", "should_stop")
+
+
+@dataclass
+class FitResult:
+    """A fitted estimator with its selected columns and terms, the evaluation scores and timing."""
+
+    estimator: object
+    columns: np.ndarray | None
+    terms: list
+    scores: np.ndarray
+    seconds: float
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def info(self) -> dict:
+        """``seconds``, ``terms`` and, for EM learners, ``n_iter``, ``converged``, ``loglik``."""
+        return {"seconds": round(self.seconds, 4), "terms": list(self.terms), **self.stats}
+
+
+def name_nodes(est, feature_names=None, class_name=None):
+    """Give a learner that draws a network (``feature_names`` / ``class_name`` parameters) the
+    names of its selected terms and of its class node; other learners are left as they are."""
+    supported = est.get_params()
+    extra = {}
+    if feature_names is not None and "feature_names" in supported:
+        extra["feature_names"] = list(feature_names)
+    if class_name is not None and "class_name" in supported:
+        extra["class_name"] = class_name
+    if extra:
+        est.set_params(**extra)
+    return est
+
+
+def em_traces(est) -> list[list[float]]:
+    """Log-likelihood trace per EM restart (empty for models without EM)."""
+    res = getattr(est, "em_result_", None)
+    if res is None:
+        return []
+    traces = getattr(res, "traces", None) or []
+    return [[float(v) for v in np.asarray(t, dtype=float).ravel()] for t in traces]
+
+
+def _em_stats(est) -> dict:
+    out = {}
+    for attr, key, conv in (("n_iter_", "n_iter", int), ("converged_", "converged", bool),
+                            ("lower_bound_", "loglik", float)):
+        v = getattr(est, attr, None)
+        if v is not None:
+            try:
+                out[key] = conv(np.asarray(v).ravel()[0]) if np.ndim(v) else conv(v)
+            except (TypeError, ValueError, IndexError):
+                pass
+    return out
+
+
+def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | None = 30, params: dict | None = None,
+             stage: str = "test", scope: str = "local", random_state: int = 0, score: str = "proba",
+             progress=None, should_stop=None) -> FitResult:
+    """Fit learner ``name`` for category ``label`` and score the evaluation split.
+
+    Parameters
+    ----------
+    data : ProtocolData
+    label : str
+        The positive category.
+    name : str
+        A learner of :mod:`hbnlab.models.catalog` (``"HBN-OR"``, ``"NB"``, ...).
+    n_features : int or None, default 30
+        Selected terms (``None`` or 0: every term).
+    params : dict, optional
+        Hyper-parameters on top of the catalogue's defaults.
+    stage : {"test", "validation"}
+    scope : {"local", "global"}
+    random_state : int
+    score : {"proba", "log_odds"}
+        What ``FitResult.scores`` holds (see :data:`SCORE_KINDS`).
+    progress, should_stop : callables, optional
+        EM callbacks of the tree learners (ignored by learners without EM).
+
+    Raises
+    ------
+    ValueError
+        When the fitting split has no positive (or no negative) document of ``label``.
+    hbnlab._validation.Cancelled
+        When ``should_stop()`` turned true during the fit.
+    """
+    if score not in SCORE_KINDS:
+        raise ValueError(f"score must be one of {SCORE_KINDS}, got {score!r}")
+    j = data.category_index(label)
+    cols = data.selected_columns(label, n_features, scope) if n_features else None
+    split = data.split(stage)
+    y = split.Y_fit[:, j].astype(np.int8)
+    if y.min() == y.max():
+        raise ValueError(f"class {label!r} has {'no' if y.max() == 0 else 'only'} positive documents in the "
+                         f"{'training' if stage == 'test' else 'training-0'} split; it cannot be learnt")
+    terms = [data.vocabulary[c] for c in cols] if cols is not None else []
+    hyper = dict(params or {})
+    accepted = learner(name).param_names
+    for key, fn in zip(_CALLBACKS, (progress, should_stop)):
+        if fn is not None and key in accepted:
+            hyper[key] = fn
+    n_sel = len(cols) if cols is not None else n_features
+    est = name_nodes(make_classifier(name, n_sel, hyper, random_state), terms or None, f"{label}TOPIC")
+    t0 = time.perf_counter()
+    try:
+        est.fit(split.X_fit, y, selected_features=cols)
+    except Exception:
+        if should_stop is not None and should_stop():
+            raise Cancelled(f"{name} for {label!r} cancelled") from None
+        raise
+    seconds = time.perf_counter() - t0
+    if should_stop is not None and should_stop():
+        raise Cancelled(f"{name} for {label!r} cancelled")
+    detach = {k: None for k in _CALLBACKS if k in hyper}
+    if detach:
+        est.set_params(**detach)
+    if score == "proba":
+        scores = est.predict_proba(split.X_eval)[:, 1]
+    else:
+        scores = est.decision_function(split.X_eval)
+    return FitResult(est, cols, terms, np.asarray(scores), seconds, _em_stats(est))

@@ -1,0 +1,388 @@
+"""The workbench's background tasks ("train", "tune") and the pieces the pages share with them.
+
+Everything here is plain Python on plain data (no Streamlit): the workbench's services call these
+functions in the script process (cached), and worker processes run the tasks with the same
+functions, so a model trained in the background sees exactly the data the pages show.
+
+The experiment settings travel as the JSON dict of :class:`hbnlab.pipeline.config.ExperimentConfig`
+(``config.to_dict()``) and are read back with ``ExperimentConfig.from_dict``.
+
+* :func:`prepare_experiment` -- the corpus of a config, indexed and scored
+  (:func:`hbnlab.pipeline.data.prepare`);
+* :func:`build_structure` -- the HBN/HNB tree of one class, structure only;
+* :func:`hbnlab.pipeline.fit.fit_unit` -- one learner for one category, with EM progress and
+  cancellation.
+
+Tasks (registered with :func:`hbnlab.jobs.register_task`):
+
+* ``"train"`` -- categories x classifiers on the training set (or training-0), scored on the
+  test set (or validation); stores each model, the score matrix and the EM traces as
+  artifacts; resumable: finished units are checkpointed and skipped when the job is resumed.
+* ``"tune"`` -- a B x alpha (x n_features) grid for one HBN/HNB learner on the training-0 /
+  validation split; each cell's validation micro and macro breakeven.
+
+Model files are hbnlab model files (:mod:`hbnlab.export.model_io`: JSON + plain arrays, never
+pickle), written and read only through :func:`store_model` / :func:`load_model`.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from hbnlab._validation import Cancelled
+from hbnlab.clustering import construct_tree
+from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
+from hbnlab.export.atomic import write_bytes_atomic, write_text_atomic
+from hbnlab.export.model_io import load_model as read_model_file
+from hbnlab.export.model_io import model_to_bytes
+from hbnlab.jobs.tasks import register_task
+from hbnlab.models.catalog import TREE_LEARNERS, tree_parts
+from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.pipeline.corpus_spec import corpus_from_spec
+from hbnlab.pipeline.data import ProtocolData, prepare
+from hbnlab.pipeline.fit import em_traces, fit_unit
+from hbnlab.text import IndexingConfig
+
+#: EM iterations assumed when the callback does not say ``max_iter`` (progress fraction only).
+_EXPECTED_EM_ITERATIONS = 100
+
+
+def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress=None) -> ProtocolData:
+    """The indexed, scored data of an experiment config (its corpus unless ``corpus`` is given)."""
+    cfg = config if isinstance(config, ExperimentConfig) else ExperimentConfig.from_dict(config)
+    if corpus is None:
+        corpus = corpus_from_spec(cfg.corpus_spec())
+    return prepare(corpus, categories=cfg.categories, n_categories=cfg.n_categories,
+                   indexing=IndexingConfig(**cfg.indexing_dict()), selection=cfg.selection, progress=progress)
+
+
+def fit_config_unit(data: ProtocolData, label: str, name: str, cfg: ExperimentConfig, *, stage: str = "test",
+                    progress=None, should_stop=None):
+    """:func:`~hbnlab.pipeline.fit.fit_unit` with an experiment config's settings; returns
+    ``(estimator, P(label | evaluation document), info)`` with the breakeven in ``info``."""
+    res = fit_unit(data, label, name, n_features=cfg.n_features, params=cfg.classifier_params(name), stage=stage,
+                   scope=cfg.scope, random_state=cfg.random_state, score="proba", progress=progress,
+                   should_stop=should_stop)
+    y_eval = data.split(stage).Y_eval[:, data.category_index(label)]
+    info = {**res.info, "breakeven": float(breakeven_point(y_eval, res.scores))}
+    return res.estimator, res.scores, info
+
+
+# --------------------------------------------------------------------------- structure only
+def build_structure(data: ProtocolData, label: str, algorithm: str, B: int, alpha: float,
+                    n_features: int, scope: str = "local"):
+    """The HBN/HNB tree of one class -- structure only, no EM (thesis figs 3.3-3.4).
+
+    Returns the :class:`~hbnlab.bn.structure.TreeStructure` with term names on the leaves and
+    ``"<label>TOPIC"`` at the root (the thesis's naming, figs 4.1-4.4).
+    """
+    direction, clustering = tree_parts(algorithm)
+    cols = data.selected_columns(label, n_features, scope)
+    j = data.category_index(label)
+    X = data.X_train[:, cols]
+    y = data.Y_train[:, j].astype(np.int8)
+    return construct_tree(X, y, B=int(B), clustering=clustering, alpha=float(alpha), direction=direction,
+                          feature_names=[data.vocabulary[c] for c in cols], class_name=f"{label}TOPIC")
+
+
+# --------------------------------------------------------------------------- model files
+def store_model(estimator, metadata: dict, *, indexing=None, vocabulary=None) -> bytes:
+    """Serialise a fitted estimator with its metadata: an hbnlab model file
+    (:func:`hbnlab.export.model_to_bytes`: a ZIP of JSON + plain arrays, never pickle), holding the
+    indexing settings and the vocabulary so the file classifies raw text on its own.
+
+    This and :func:`load_model` are the only places the workbench reads or writes model files.
+    """
+    corpus = {k: metadata[k] for k in ("corpus", "fingerprint", "synthetic") if k in metadata}
+    if "corpus" in corpus:
+        corpus["name"] = corpus.pop("corpus")
+    return model_to_bytes(estimator, indexing=indexing, vocabulary=vocabulary, corpus=corpus or None,
+                          label=metadata.get("class"), provenance=metadata)
+
+
+def load_model(data: bytes):
+    """Inverse of :func:`store_model`: ``(estimator, metadata)``.  Safe on untrusted bytes
+    (:func:`hbnlab.export.load_model` checks sizes, schema, arrays and tables)."""
+    loaded = read_model_file(bytes(data), name="workbench model")
+    return loaded.estimator, dict(loaded.provenance or {})
+
+
+# --------------------------------------------------------------------------- artifacts
+def scores_to_bytes(S: np.ndarray, doc_ids, columns: list[str]) -> bytes:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, scores=np.asarray(S, dtype=np.float64), doc_ids=np.asarray(list(doc_ids), dtype=str),
+                        columns=np.asarray(columns, dtype=str))
+    return buf.getvalue()
+
+
+def scores_from_bytes(data: bytes) -> tuple[np.ndarray, list[str], list[str]]:
+    """``(S, doc_ids, columns)`` of :func:`scores_to_bytes` (no pickle)."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        return z["scores"], [str(x) for x in z["doc_ids"]], [str(x) for x in z["columns"]]
+
+
+def unit_key(label: str, name: str) -> str:
+    return f"{label}|{name}"
+
+
+class _Checkpoint:
+    """Finished units of a train job, on disk, so a resumed job skips them.
+
+    One directory per job (``params['checkpoint_dir']``); each unit is written atomically as a
+    JSON record plus its model and score bytes.  Deleted when the job completes.
+    """
+
+    def __init__(self, path: str | None):
+        self.path = Path(path) if path else None
+        if self.path is not None:
+            self.path.mkdir(parents=True, exist_ok=True)
+
+    def _stem(self, key: str) -> str:
+        return hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+
+    def load(self, key: str):
+        if self.path is None:
+            return None
+        stem = self._stem(key)
+        try:
+            rec = json.loads((self.path / f"{stem}.json").read_text("utf-8"))
+            model = (self.path / f"{stem}.model").read_bytes()
+            scores = np.frombuffer((self.path / f"{stem}.scores").read_bytes(), dtype=np.float64)
+            traces = json.loads((self.path / f"{stem}.traces").read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
+        if rec.get("key") != key:
+            return None
+        return rec, model, scores, traces
+
+    def save(self, key: str, rec: dict, model: bytes, scores: np.ndarray, traces) -> None:
+        if self.path is None:
+            return
+        stem = self._stem(key)
+        write_bytes_atomic(self.path / f"{stem}.model", model)
+        write_bytes_atomic(self.path / f"{stem}.scores", np.asarray(scores, dtype=np.float64).tobytes())
+        write_text_atomic(self.path / f"{stem}.traces", json.dumps(traces))
+        write_text_atomic(self.path / f"{stem}.json", json.dumps({**rec, "key": key}))  # last: marks complete
+
+    def clear(self) -> None:
+        if self.path is not None:
+            shutil.rmtree(self.path, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- tasks
+def _check_params(params: dict, required: tuple) -> None:
+    missing = [k for k in required if k not in params]
+    if missing:
+        raise ValueError(f"task parameters: missing {missing}; got keys {sorted(params)}")
+
+
+class _Progress:
+    """Turns EM callbacks into the job's progress fields: unit i of n, restart, iteration,
+    log-likelihood, overall fraction, elapsed and estimated remaining seconds."""
+
+    def __init__(self, ctx, n_units: int):
+        self.ctx, self.n = ctx, max(1, n_units)
+        self.t0 = time.monotonic()
+        self.done = 0
+        self.unit: dict = {}
+
+    def start_unit(self, i: int, label: str, name: str, done: int) -> None:
+        self.done = done
+        self.unit = {"unit": i + 1, "units": self.n, "class": label, "classifier": name}
+        self.emit(0.0, message=f"{name} for {label}")
+
+    def emit(self, within: float, **extra) -> None:
+        if within >= 1.0:  # the end of the job
+            fraction = 1.0
+        else:
+            fraction = min(0.999, (self.done + min(max(within, 0.0), 0.99)) / self.n)
+        elapsed = time.monotonic() - self.t0
+        remaining = elapsed / fraction * (1 - fraction) if fraction > 0.02 else None
+        fields = {**self.unit, **extra, "fraction": round(fraction, 4), "elapsed": round(elapsed, 1)}
+        if remaining is not None:
+            fields["remaining"] = round(remaining, 1)
+        self.ctx.progress(**fields)
+
+    def em_callback(self, info) -> None:
+        """The estimator's ``progress(info)`` (:func:`hbnlab.bn.em.fit_em`: all restarts run as one
+        batch, so it reports the iteration, how many restarts are still running / converged and
+        the best log-likelihood so far)."""
+        info = dict(info or {})
+        extra = {}
+        for src, dst, conv in (("iteration", "iteration", int), ("max_iter", "max_iter", int),
+                               ("n_restarts", "restarts", int), ("n_running", "running", int),
+                               ("n_converged", "converged", int), ("best_log_likelihood", "loglik", float)):
+            v = info.get(src)
+            if v is None or isinstance(v, (list, tuple, dict)):
+                continue
+            try:
+                v = conv(v)
+            except (TypeError, ValueError):
+                continue
+            if conv is float and not np.isfinite(v):
+                continue
+            extra[dst] = v
+        it = extra.get("iteration", 0)
+        if "loglik" in extra and self.unit:
+            # live trace of the batch's best log-likelihood (the Training page plots it while running)
+            cell = f"|cell{self.unit['cell']}" if "cell" in self.unit else ""
+            self.ctx.trace(f"{self.unit.get('class')}|{self.unit.get('classifier')}{cell}", it, extra["loglik"])
+        by_iter = it / max(extra.get("max_iter", _EXPECTED_EM_ITERATIONS), 1)
+        by_restarts = extra.get("converged", 0) / max(extra.get("restarts", 1), 1)
+        self.emit(min(0.95, max(by_iter, by_restarts)), **extra)
+
+
+@register_task("train")
+def train_task(params: dict, ctx) -> dict:
+    """Train ``classifiers`` x ``classes`` and score the evaluation split.
+
+    Parameters (``params``)
+    -----------------------
+    config : dict
+        ``ExperimentConfig.to_dict()``.
+    classes : list of str
+        Categories to train (default: the config's categories).
+    classifiers : list of str
+        Learner rows (default: the config's classifiers).
+    stage : {"test", "validation"}, default "test"
+        Fit on the training set and score the test set, or training-0 -> validation.
+    checkpoint_dir : str, optional
+        Where finished units are kept so that a resumed job skips them.
+
+    Returns
+    -------
+    dict
+        ``units``: one record per (class, classifier) with the model artifact hash, the EM
+        trace artifact hash, breakeven, seconds, EM iterations; ``scores``: the hash of the
+        score matrix artifact (columns ``"class|classifier"``, rows the evaluation documents);
+        ``classes``, ``classifiers``, ``stage``, corpus name / fingerprint / synthetic flag.
+    """
+    _check_params(params, ("config",))
+    config = dict(params["config"])
+    cfg = ExperimentConfig.from_dict(config)
+    stage = params.get("stage", "test")
+    ctx.progress(message="loading corpus", fraction=0.0)
+    data = prepare_experiment(cfg)
+    classes = list(params.get("classes") or data.categories)
+    for c in classes:
+        data.category_index(c)
+    classifiers = [c.upper() for c in (params.get("classifiers") or cfg.classifiers)]
+    units = [(c, n) for c in classes for n in classifiers]
+    _, _, _, _, eval_docs = data.split(stage)
+    ckpt = _Checkpoint(params.get("checkpoint_dir"))
+    prog = _Progress(ctx, len(units))
+    records, columns = [], []
+    S = np.zeros((len(eval_docs), len(units)))
+    resumed = 0
+    for i, (label, name) in enumerate(units):
+        ctx.check_stop()
+        key = unit_key(label, name)
+        prog.start_unit(i, label, name, done=i)
+        saved = ckpt.load(key)
+        if saved is not None and len(saved[2]) == len(eval_docs):
+            rec, model_bytes, scores, traces = saved
+            resumed += 1
+            ctx.log(f"{name} for {label}: reused from the interrupted attempt")
+        else:
+            try:
+                est, scores, info = fit_config_unit(data, label, name, cfg, stage=stage,
+                                                    progress=prog.em_callback, should_stop=ctx.should_stop)
+            except Cancelled:
+                ctx.check_stop()
+                raise
+            traces = em_traces(est)
+            meta = {"class": label, "classifier": name, "config": config, "stage": stage,
+                    "corpus": data.corpus_name, "fingerprint": data.fingerprint, "synthetic": data.synthetic,
+                    "categories": data.categories, "n_features_in": int(est.n_features_in_)}
+            model_bytes = store_model(est, meta, indexing=data.indexed.config, vocabulary=data.vocabulary)
+            rec = {"class": label, "classifier": name, **info}
+            ckpt.save(key, rec, model_bytes, scores, traces)
+            extra = f", {info['n_iter']} EM iterations" if "n_iter" in info else ""
+            ctx.log(f"{name} for {label}: breakeven {100 * info['breakeven']:.1f}% in {info['seconds']:.2f}s{extra}")
+        rec = dict(rec)
+        rec.pop("key", None)
+        rec["model"] = ctx.save_artifact(f"model:{key}", model_bytes)
+        rec["traces"] = ctx.save_artifact(f"traces:{key}", json.dumps(traces).encode("utf-8"))
+        rec["column"] = i
+        records.append(rec)
+        columns.append(key)
+        S[:, i] = scores
+        prog.done = i + 1
+    ctx.check_stop()
+    scores_hash = ctx.save_artifact("scores", scores_to_bytes(S, [d.id for d in eval_docs], columns))
+    prog.emit(1.0, message="done")
+    ckpt.clear()
+    return {"units": records, "scores": scores_hash, "classes": classes, "classifiers": classifiers,
+            "stage": stage, "corpus": data.corpus_name, "fingerprint": data.fingerprint,
+            "synthetic": data.synthetic, "categories": data.categories, "resumed_units": resumed,
+            "config": config}
+
+
+@register_task("tune")
+def tune_task(params: dict, ctx) -> dict:
+    """Validation breakeven over a B x alpha (x n_features) grid for one HBN/HNB learner.
+
+    Every cell fits the learner for each class on training-0 (terms selected on the whole
+    training set, thesis sec. 4.1.2) and measures breakeven on the validation split; a cell's
+    score is the micro-averaged breakeven over the classes (thesis sec. 4.2.1 tunes by it).
+
+    Parameters (``params``): ``config``, ``classifier`` (an HBN/HNB row), ``B_values``,
+    ``alpha_values``, optional ``n_features_values`` (default: the config's), ``classes``.
+
+    Returns ``{"cells": [{"B", "alpha", "n_features", "micro", "macro", "per_class"}], "best": cell, ...}``
+    (breakevens in percent).
+    """
+    _check_params(params, ("config", "classifier", "B_values", "alpha_values"))
+    config = dict(params["config"])
+    cfg = ExperimentConfig.from_dict(config)
+    name = str(params["classifier"]).upper()
+    if name not in TREE_LEARNERS:
+        raise ValueError(f"tune: classifier must be one of {TREE_LEARNERS}, got {name!r}")
+    clustering = tree_parts(name)[1]
+    Bs = [int(b) for b in params["B_values"]]
+    alphas = [float(a) for a in params["alpha_values"]]
+    nfs = [int(n) for n in (params.get("n_features_values") or [cfg.n_features])]
+    if not Bs or not alphas or not nfs:
+        raise ValueError(f"tune: empty grid (B_values={Bs}, alpha_values={alphas}, n_features_values={nfs})")
+    ctx.progress(message="loading corpus", fraction=0.0)
+    data = prepare_experiment(cfg)
+    classes = list(params.get("classes") or data.categories)
+    Y_val = data.split("validation").Y_eval
+    js = [data.category_index(c) for c in classes]
+    grid = [(nf, B, a) for nf in nfs for B in Bs for a in alphas]
+    prog = _Progress(ctx, len(grid) * len(classes))
+    cells = []
+    for g, (nf, B, a) in enumerate(grid):
+        cell_cfg = cfg.replace(**{f"B_{clustering}": B, f"alpha_{clustering}": a, "n_features": nf})
+        S = np.zeros((Y_val.shape[0], len(classes)))
+        for k, label in enumerate(classes):
+            ctx.check_stop()
+            u = g * len(classes) + k
+            prog.start_unit(u, label, name, done=u)
+            prog.unit.update(B=B, alpha=a, n_features=nf, cell=g + 1, cells=len(grid))
+            try:
+                _, S[:, k], _ = fit_config_unit(data, label, name, cell_cfg, stage="validation",
+                                                progress=prog.em_callback, should_stop=ctx.should_stop)
+            except Cancelled:
+                ctx.check_stop()
+                raise
+        Y = Y_val[:, js]
+        per_class = {c: round(100 * float(breakeven_point(Y[:, k], S[:, k])), 2) for k, c in enumerate(classes)}
+        cell = {"B": B, "alpha": a, "n_features": nf, "micro": round(100 * micro_breakeven(Y, S), 2),
+                "macro": round(100 * macro_breakeven(Y, S), 2), "per_class": per_class}
+        cells.append(cell)
+        ctx.log(f"{name} B={B} alpha={a:g} features={nf}: validation micro {cell['micro']:.2f}")
+    best = max(cells, key=lambda c: (c["micro"], -c["B"], -c["alpha"]))
+    prog.emit(1.0, message="done")
+    return {"cells": cells, "best": best, "classifier": name, "classes": classes, "config": config,
+            "corpus": data.corpus_name, "synthetic": data.synthetic}
+
+
+__all__ = ["prepare_experiment", "fit_config_unit", "build_structure", "store_model", "load_model",
+           "scores_to_bytes", "scores_from_bytes", "unit_key", "train_task", "tune_task"]
