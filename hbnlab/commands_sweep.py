@@ -174,7 +174,7 @@ def _runner(args, registry):
     use_dask = not args.local and (args.dask is not None or address is not None)
     try:
         if use_dask:
-            from hbnlab.experiments.sweep import unset_dask_malloc_trim
+            from hbnlab.jobs.malloc import unset_dask_malloc_trim
 
             unset_dask_malloc_trim()  # a LocalCluster's workers: glibc's dynamic malloc thresholds
             runner = get_runner(registry, backend="dask", address=address, n_workers=args.workers,
