@@ -57,4 +57,3 @@ def unset_dask_malloc_trim() -> None:
 
     dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
     os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-

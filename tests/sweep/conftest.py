@@ -46,6 +46,8 @@ def local_runner(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dask_runner(tmp_path_factory):
+    import os
+
     import dask
     import distributed  # noqa: F401  (load its config defaults before overriding one)
 
@@ -54,8 +56,6 @@ def dask_runner(tmp_path_factory):
     # as `hbnlab sweep --dask` does: no MALLOC_TRIM_THRESHOLD_ in the workers (2x faster EM).  An
     # earlier LocalCluster in this test process leaves the variable in os.environ (distributed's
     # nannies set it in the process that spawns the workers), so drop it for this cluster.
-    import os
-
     saved = os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
     with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
         runner = DaskRunner(tmp_path_factory.mktemp("sweep-dask") / "runs", n_workers=2, threads_per_worker=1,

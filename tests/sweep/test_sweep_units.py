@@ -8,6 +8,7 @@ import io
 import numpy as np
 import pytest
 
+from hbnlab._validation import HbnlabError
 from hbnlab.experiments import sweep as sw
 from hbnlab.experiments.sweep.cells import npy_load
 from hbnlab.experiments.sweep.run import _micro_macro
@@ -71,6 +72,21 @@ def test_cell_keys_and_seeds():
     assert JobSpec.from_json(spec.to_json()) == spec
     assert "B=3 alpha=0.1" in spec.label
     del cfg
+
+
+def test_importing_the_task_module_of_a_cell_spec_registers_the_task():
+    """Workers import the module a job spec names, and registries keep that name: a fresh
+    interpreter finds the sweep task through 'hbnlab.experiments.sweep'."""
+    import subprocess
+    import sys
+
+    code = ("from hbnlab.jobs.tasks import resolve_task; "
+            "info = resolve_task('sweep_cell', 'hbnlab.experiments.sweep'); "
+            "print(info.fn.__name__, info.module)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["sweep_cell_task", "hbnlab.experiments.sweep.cells"], out.stderr
+    assert sw.TASK_MODULE == "hbnlab.experiments.sweep" and sw.CELL_KIND == "sweep_cell"
+    assert issubclass(sw.SweepError, HbnlabError) and issubclass(sw.SweepError, ValueError)
 
 
 # --------------------------------------------------------------------------- choice (golden values)
