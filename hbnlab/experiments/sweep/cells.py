@@ -241,4 +241,3 @@ def sweep_cell_task(params: dict, ctx) -> dict:
             ctx.save_artifact("tree.json", json.dumps(est.tree_.to_dict(), sort_keys=True).encode())
     ctx.progress(message="done", fraction=1.0)
     return out
-

@@ -161,4 +161,3 @@ def sweep_categories(config: SweepConfig, data: SweepData) -> list[str]:
         raise SweepError(f"categories {missing} are not in the sweep data (it has {data.categories[:10]}"
                          f"{'...' if len(data.categories) > 10 else ''})")
     return list(cats)
-

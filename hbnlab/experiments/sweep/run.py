@@ -342,4 +342,3 @@ def _data_info(data: SweepData) -> dict:
                 n_terms_kept=len(data.names), n_train=int(data.X_train.shape[0]), n_test=int(data.X_test.shape[0]),
                 n_train0=int(data.train0.sum()), n_validation=int((~data.train0).sum()))
     return info
-
