@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import TINY
+from sweep_helpers import TINY
 
 from hbnlab.experiments import sweep as sw
 
