@@ -53,6 +53,7 @@ from pathlib import Path  # noqa: E402
 
 from hbnlab.experiments import sweep as sw  # noqa: E402
 from hbnlab.jobs import DaskRunner, JobSpec, LocalProcessRunner  # noqa: E402
+from hbnlab.jobs.malloc import unset_dask_malloc_trim  # noqa: E402
 
 
 def warm(runner, n_workers: int) -> None:
@@ -111,7 +112,7 @@ def estimate_full_grid(result, data, config, workers: int, overhead: float) -> d
     per_test = {(t["category"], t["classifier"]): t["cpu_seconds"] for t in result.test if "cpu_seconds" in t}
     grid = {k: len(sw.THESIS_B_GRID) * len(sw.THESIS_ALPHA_GRIDS[k]) for k in config.clusterings}
     validation, test = [], []
-    for (cat, clf), cost in per_test.items():
+    for (_cat, clf), cost in per_test.items():
         k = clf.split("-")[1].lower()
         validation += [cost * ratio + overhead] * grid[k]
         test.append(cost + overhead)
@@ -166,7 +167,7 @@ def main(argv=None) -> None:
                     out["local_overhead_s"] = trivial_overhead(runner, args.trivial, n)
         n = max(worker_counts)
         if not args.no_dask:
-            sw.unset_dask_malloc_trim()  # as `hbnlab sweep --dask` does (see sw.repair_malloc_trim)
+            unset_dask_malloc_trim()  # as `hbnlab sweep --dask` does (see repair_malloc_trim)
             dask = DaskRunner(os.path.join(tmp, "dask"), n_workers=n, threads_per_worker=1, poll_interval=0.05)
             try:
                 warm(dask, n)
@@ -195,8 +196,8 @@ def main(argv=None) -> None:
                     "total": sum(vals)} if vals else {}
     out.update({
         "walls_s": walls, "table": [{k: r[k] for k in ("classifier", "micro", "macro")} for r in first.table["rows"]],
-        "cpu_seconds_per_cell": cpu, "worker_use": busy, "peak_rss_mb_per_worker": {k: {str(pid): round(v, 1) for pid, v in p.items()}
-                                                               for k, p in peaks.items()},
+        "cpu_seconds_per_cell": cpu, "worker_use": busy,
+        "peak_rss_mb_per_worker": {k: {str(pid): round(v, 1) for pid, v in p.items()} for k, p in peaks.items()},
         "driver_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "load_average_after": os.getloadavg()[0],
     })

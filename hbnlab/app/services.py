@@ -58,7 +58,7 @@ def _job_client(home: str):
     # One registry + runner per app process and data home.  hbnlab.jobs.local stops the
     # runner at interpreter exit (running jobs become "interrupted", resumable).
     from hbnlab.jobs.registry import RunRegistry
-    from hbnlab.jobs.runner import get_runner
+    from hbnlab.jobs import get_runner
 
     registry = RunRegistry(Path(home) / "runs")
     runner = get_runner(registry, backend="local", max_workers=MAX_WORKERS)

@@ -30,6 +30,7 @@ from pathlib import Path
 from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, parse_list
 from hbnlab.experiments import sweep as sw
 from hbnlab.jobs import RegistryError, RunnerError, RunRegistry, get_runner
+from hbnlab.jobs.malloc import unset_dask_malloc_trim
 from hbnlab.pipeline.corpus_spec import data_home
 
 __all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha"]
@@ -137,7 +138,7 @@ def _runner(args, registry):
     use_dask = not args.local and (args.dask is not None or address is not None)
     try:
         if use_dask:
-            sw.unset_dask_malloc_trim()  # a LocalCluster's workers: glibc's dynamic malloc thresholds
+            unset_dask_malloc_trim()  # a LocalCluster's workers: glibc's dynamic malloc thresholds
             runner = get_runner(registry, backend="dask", address=address, n_workers=args.workers,
                                 threads_per_worker=1)
             where = f"Dask scheduler {runner.address}" + ("" if address else f" (LocalCluster, {args.workers} workers)")

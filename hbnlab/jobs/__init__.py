@@ -18,8 +18,12 @@ tuning grids) as jobs::
 * :class:`LocalProcessRunner` (embedded default) and :class:`DaskRunner` (scale-out), both
   :class:`Runner`; :func:`get_runner` picks one.
 
-Dask is imported only when a :class:`DaskRunner` is created.
+Dask is imported only when a :class:`DaskRunner` is created, and the local pool's modules only
+when a :class:`LocalProcessRunner` is (both are loaded on first use, by :func:`get_runner` or
+by attribute access).
 """
+import os
+
 from hbnlab.jobs.registry import (
     STATES,
     TERMINAL_STATES,
@@ -29,7 +33,7 @@ from hbnlab.jobs.registry import (
     RegistryError,
     RunRegistry,
 )
-from hbnlab.jobs.runner import BACKENDS, Runner, RunnerError, get_runner
+from hbnlab.jobs.runner import Runner, RunnerError
 from hbnlab.jobs.spec import SPEC_VERSION, JobSpec, SpecError
 from hbnlab.jobs.tasks import (
     TASKS,
@@ -48,6 +52,39 @@ __all__ = [
     "RunnerError", "SPEC_VERSION", "STATES", "SpecError", "TASKS", "TERMINAL_STATES",
     "TaskContext", "TaskError", "TaskOutcome", "get_runner", "register_task", "run_inline",
 ]
+
+
+#: The runner kinds :func:`get_runner` builds.
+BACKENDS = ("local", "dask")
+
+
+def get_runner(registry, backend: str = "local", address: str | None = None, **kwargs) -> Runner:
+    """Build a runner: ``"local"`` (process pool, the default) or ``"dask"``.
+
+    Parameters
+    ----------
+    registry : RunRegistry or path
+    backend : {"local", "dask"}
+    address : str, optional
+        Dask scheduler address (``tcp://host:8786``); default ``$HBNLAB_DASK_SCHEDULER``, else
+        a :class:`distributed.LocalCluster`.  Only for ``backend="dask"``.
+    **kwargs
+        Passed to :class:`~hbnlab.jobs.local.LocalProcessRunner` or
+        :class:`~hbnlab.jobs.dask_runner.DaskRunner`.
+    """
+    if backend == "local":
+        if address is not None:
+            raise RunnerError(f"address is only for backend='dask', got address={address!r} "
+                              "with backend='local'")
+        from hbnlab.jobs.local import LocalProcessRunner
+
+        return LocalProcessRunner(registry, **kwargs)
+    if backend == "dask":
+        from hbnlab.jobs.dask_runner import DaskRunner
+
+        return DaskRunner(registry, address or os.environ.get("HBNLAB_DASK_SCHEDULER") or None,
+                          **kwargs)
+    raise RunnerError(f"backend must be one of {BACKENDS}, got {backend!r}")
 
 
 def __getattr__(name):  # lazy: keep `import hbnlab.jobs` free of multiprocessing/dask imports

@@ -37,6 +37,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from hbnlab.jobs.malloc import unset_dask_malloc_trim
 from hbnlab.jobs.registry import RegistryError
 from hbnlab.jobs.runner import Runner, RunnerError
 from hbnlab.jobs.spec import JobSpec
@@ -151,7 +152,7 @@ class _DaskJob:
     cancel_sent: float | None = None
 
 
-_RUNNERS: "weakref.WeakSet[DaskRunner]" = weakref.WeakSet()
+_RUNNERS: weakref.WeakSet[DaskRunner] = weakref.WeakSet()
 
 
 def _shutdown_all():  # pragma: no cover - runs at interpreter exit
@@ -192,7 +193,7 @@ class DaskRunner(Runner):
     def __init__(self, registry, address: str | None = None, *, client=None, n_workers: int = 2,
                  threads_per_worker: int = 1, retries: int = 2, poll_interval: float = 0.1,
                  heartbeat_interval: float = 1.0, cancel_grace: float = 5.0):
-        super().__init__(registry)
+        super().__init__(registry, poll_interval=poll_interval)
         import distributed
 
         self._distributed = distributed
@@ -210,10 +211,7 @@ class DaskRunner(Runner):
                     # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which turns
                     # off glibc's dynamic mmap threshold and doubles the CPU time of the EM kernels
                     # (measured: 6.2 s vs 2.9 s for one HBN-AVG fit); keep it out of our workers.
-                    import dask
-
-                    dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None})
-                    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+                    unset_dask_malloc_trim()
                     # dashboard_address ":0": a free port for the scheduler's HTTP endpoints
                     # (None would still try :8787 and warn when another cluster holds it)
                     self._cluster = distributed.LocalCluster(
@@ -225,17 +223,12 @@ class DaskRunner(Runner):
             self._own_client = True
         self.address = self.client.scheduler.address
         self.retries = int(retries)
-        self.poll_interval = float(poll_interval)
         self.heartbeat_interval = float(heartbeat_interval)
         self.cancel_grace = float(cancel_grace)
         self.token = uuid.uuid4().hex[:12]
         self.topic = f"hbnlab-jobs-{self.token}"
-        self._lock = threading.RLock()
-        self._shared: dict[str, Any] = {}
-        self._jobs: dict[int, _DaskJob] = {}
+        self._jobs: dict[int, _DaskJob] = {}  # self._shared: name -> scattered future
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
-        self._wake_event = threading.Event()
-        self._stop_event = threading.Event()
         self._dispatching = True
         self._last_beat = 0.0
         self.client.subscribe_topic(self.topic, self._on_event)
@@ -252,13 +245,6 @@ class DaskRunner(Runner):
         [future] = self.client.scatter([value], broadcast=True, hash=False)
         with self._lock:
             self._shared[name] = future
-
-    def _has_input(self, name: str) -> bool:
-        with self._lock:
-            return name in self._shared
-
-    def _wake(self) -> None:
-        self._wake_event.set()
 
     def worker_pids(self) -> dict[str, int]:
         """``{worker address: pid}`` of the cluster's worker processes."""

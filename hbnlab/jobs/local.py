@@ -30,16 +30,15 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
-
 from multiprocessing.connection import Connection
+from typing import Any
 
 from hbnlab.jobs.registry import Claim, RegistryError
 from hbnlab.jobs.runner import Runner, RunnerError
 
 __all__ = ["LocalProcessRunner"]
 
-_RUNNERS: "weakref.WeakSet[LocalProcessRunner]" = weakref.WeakSet()
+_RUNNERS: weakref.WeakSet[LocalProcessRunner] = weakref.WeakSet()
 
 
 @atexit.register
@@ -125,19 +124,14 @@ class LocalProcessRunner(Runner):
             raise RunnerError(f"max_workers must be an int >= 1, got {max_workers!r}")
         if retries < 0:
             raise RunnerError(f"retries must be >= 0, got {retries!r}")
-        super().__init__(registry)
+        super().__init__(registry, poll_interval=poll_interval)
         self.max_workers = max_workers
-        self.poll_interval = float(poll_interval)
         self.cancel_grace = float(cancel_grace)
         self.retries = int(retries)
         self.recover_interval = float(recover_interval)
-        self._lock = threading.RLock()
-        self._shared: dict[str, tuple[int, bytes]] = {}
-        self._version = 0
+        self._version = 0  # self._shared: name -> (version, pickled value)
         self._workers: list[_Worker] = []
         self._deaths: dict[int, int] = {}
-        self._wake_event = threading.Event()
-        self._stop_event = threading.Event()
         self._last_recover = 0.0
         self.transfers = 0  #: shared-input payloads sent to worker processes so far
         self._thread = threading.Thread(target=self._supervise, name="hbnlab-jobs-supervisor",
@@ -154,13 +148,6 @@ class LocalProcessRunner(Runner):
         with self._lock:
             self._version += 1
             self._shared[name] = (self._version, payload)
-
-    def _has_input(self, name: str) -> bool:
-        with self._lock:
-            return name in self._shared
-
-    def _wake(self) -> None:
-        self._wake_event.set()
 
     @property
     def worker_pids(self) -> list[int]:

@@ -25,30 +25,44 @@ task is ignored.
 
 Schema changes are ordered migration functions in :data:`MIGRATIONS`; ``schema_version`` holds
 the number applied.  A database newer than this code is refused rather than misread.
+
+The records and states live in :mod:`hbnlab.jobs.records`, the connections and transactions
+in :mod:`hbnlab.jobs.sqlite_store`, the schema in :mod:`hbnlab.jobs.schema`, the artifact files
+in :mod:`hbnlab.jobs.artifacts` and the check of a worker process's liveness in
+:mod:`hbnlab.jobs.processes`; this module re-exports their public names.
 """
 from __future__ import annotations
 
 import json
-import os
-import re
-import socket
 import sqlite3
-import tempfile
-import threading
 import time
-import weakref
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
+from hbnlab.jobs.artifacts import ArtifactStore, is_sha256_hex
+from hbnlab.jobs.processes import HOSTNAME, pid_alive, process_start_ticks
+from hbnlab.jobs.records import (
+    ACTIVE_STATES,
+    FINISH_STATES,
+    STATES,
+    TERMINAL_STATES,
+    Beat,
+    Claim,
+    JobNotFound,
+    JobRecord,
+    LogEntry,
+    RegistryError,
+)
+from hbnlab.jobs.schema import MIGRATIONS, SCHEMA_VERSION
 from hbnlab.jobs.spec import JobSpec, SpecError, canonical_json
-from hbnlab.jobs.tasks import sha256_hex
+from hbnlab.jobs.sqlite_store import SQLiteStore
 
 __all__ = [
     "ACTIVE_STATES",
     "Beat",
     "Claim",
+    "DB_NAME",
+    "HOSTNAME",
     "JobNotFound",
     "JobRecord",
     "LogEntry",
@@ -58,193 +72,11 @@ __all__ = [
     "SCHEMA_VERSION",
     "STATES",
     "TERMINAL_STATES",
+    "pid_alive",
+    "process_start_ticks",
 ]
 
-STATES = ("queued", "running", "done", "failed", "cancelled", "interrupted")
-ACTIVE_STATES = ("queued", "running")
-TERMINAL_STATES = ("done", "failed", "cancelled", "interrupted")
-_FINISH_STATES = ("done", "failed", "cancelled")
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
 DB_NAME = "registry.sqlite3"
-
-
-class RegistryError(RuntimeError):
-    """The run registry cannot be read or written (path, permissions, full disk, bad state)."""
-
-
-class JobNotFound(RegistryError):
-    """No job with this id."""
-
-
-# ---------------------------------------------------------------------------- migrations
-def _migration_1(con: sqlite3.Connection) -> None:
-    """Jobs and their logs."""
-    con.execute(
-        """CREATE TABLE jobs (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            grp TEXT NOT NULL,
-            kind TEXT NOT NULL,
-            label TEXT NOT NULL,
-            spec TEXT NOT NULL,
-            backend TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN
-                ('queued','running','done','failed','cancelled','interrupted')),
-            attempt INTEGER NOT NULL DEFAULT 0,
-            created REAL NOT NULL,
-            started REAL,
-            finished REAL,
-            heartbeat REAL,
-            worker_pid INTEGER,
-            worker_host TEXT,
-            worker TEXT,
-            cancel_requested REAL,
-            progress TEXT,
-            result TEXT,
-            error TEXT
-        )"""
-    )
-    con.execute("CREATE INDEX jobs_grp_state ON jobs (grp, state)")
-    con.execute("CREATE INDEX jobs_state_backend ON jobs (state, backend)")
-    con.execute(
-        """CREATE TABLE logs (
-            id INTEGER PRIMARY KEY AUTOINCREMENT,
-            job_id INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
-            attempt INTEGER NOT NULL,
-            time REAL NOT NULL,
-            message TEXT NOT NULL
-        )"""
-    )
-    con.execute("CREATE INDEX logs_job ON logs (job_id, id)")
-
-
-def _migration_2(con: sqlite3.Connection) -> None:
-    """Artifacts of a job's recorded attempt, metric traces, progress timestamps."""
-    con.execute(
-        """CREATE TABLE artifacts (
-            job_id INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
-            name TEXT NOT NULL,
-            sha256 TEXT NOT NULL,
-            PRIMARY KEY (job_id, name)
-        )"""
-    )
-    con.execute("CREATE INDEX artifacts_sha ON artifacts (sha256)")
-    con.execute(
-        """CREATE TABLE traces (
-            job_id INTEGER NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
-            attempt INTEGER NOT NULL,
-            series TEXT NOT NULL,
-            step INTEGER NOT NULL,
-            value REAL NOT NULL
-        )"""
-    )
-    con.execute("CREATE INDEX traces_job ON traces (job_id, attempt, series)")
-    con.execute("ALTER TABLE jobs ADD COLUMN progress_time REAL")
-
-
-def _migration_3(con: sqlite3.Connection) -> None:
-    """The worker process's start time (clock ticks since boot), so a reused pid is told apart
-    from the process that claimed the job."""
-    con.execute("ALTER TABLE jobs ADD COLUMN worker_start INTEGER")
-
-
-#: Ordered schema migrations; migration ``i`` (1-based) brings the schema to version ``i``.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _migration_1, _migration_2, _migration_3)
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-# ---------------------------------------------------------------------------- records
-@dataclass(frozen=True)
-class JobRecord:
-    """A snapshot of one job's row.  Times are Unix seconds (``time.time()``)."""
-
-    id: int
-    spec: JobSpec
-    state: str
-    backend: str
-    attempt: int
-    created: float
-    started: float | None
-    finished: float | None
-    heartbeat: float | None
-    worker_pid: int | None
-    worker_host: str | None
-    worker: str | None
-    cancel_requested: float | None
-    progress: dict | None
-    progress_time: float | None
-    result: dict | None
-    error: str | None
-    artifacts: dict = field(default_factory=dict)
-
-    @property
-    def group(self) -> str:
-        return self.spec.group
-
-    @property
-    def kind(self) -> str:
-        return self.spec.kind
-
-    @property
-    def label(self) -> str:
-        return self.spec.label
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.state in TERMINAL_STATES
-
-    def elapsed(self, now: float | None = None) -> float | None:
-        """Seconds since the current attempt started (until it finished)."""
-        if self.started is None:
-            return None
-        end = self.finished if self.finished is not None else (time.time() if now is None else now)
-        return max(0.0, end - self.started)
-
-    def eta(self, now: float | None = None) -> float | None:
-        """Estimated seconds remaining from ``progress['fraction']`` (linear), or None."""
-        if self.state != "running" or not self.progress:
-            return None
-        frac = self.progress.get("fraction")
-        elapsed = self.elapsed(now)
-        if not isinstance(frac, (int, float)) or not 0 < frac <= 1 or elapsed is None:
-            return None
-        return elapsed * (1 - frac) / frac
-
-    def to_dict(self) -> dict:
-        """JSON data for tables and reports."""
-        return {
-            "id": self.id, "group": self.group, "kind": self.kind, "label": self.label,
-            "state": self.state, "backend": self.backend, "attempt": self.attempt,
-            "created": self.created, "started": self.started, "finished": self.finished,
-            "heartbeat": self.heartbeat, "worker": self.worker, "worker_pid": self.worker_pid,
-            "cancel_requested": self.cancel_requested, "progress": self.progress,
-            "result": self.result, "error": self.error, "artifacts": dict(self.artifacts),
-            "spec": self.spec.to_dict(),
-        }
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    time: float
-    attempt: int
-    message: str
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A job handed to a worker: run ``spec`` as attempt ``attempt`` of job ``job_id``."""
-
-    job_id: int
-    attempt: int
-    spec: JobSpec
-
-
-@dataclass(frozen=True)
-class Beat:
-    """Answer to a heartbeat: is the job still this attempt's, and was a cancel requested."""
-
-    alive: bool
-    cancel: bool
 
 
 _JOB_COLUMNS = ("id, spec, state, backend, attempt, created, started, finished, heartbeat, "
@@ -256,70 +88,8 @@ def _loads(text):
     return None if text is None else json.loads(text)
 
 
-def _proc_stat(pid: int) -> list[bytes] | None:
-    """Fields of ``/proc/<pid>/stat`` after the command name (field 3 onwards), or None."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-        return stat[stat.rindex(b")") + 2:].split()
-    except (OSError, ValueError):
-        return None
-
-
-def pid_alive(pid: int) -> bool:
-    """True if a process with this pid exists on this host and is not a zombie."""
-    if pid is None or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    fields = _proc_stat(pid)
-    return fields is None or fields[0] not in (b"Z", b"X")
-
-
-def process_start_ticks(pid: int | None) -> int | None:
-    """Start time of a process in clock ticks since boot (``/proc/<pid>/stat`` field 22), or
-    None where /proc is unavailable.  With the pid it identifies a process across pid reuse."""
-    if pid is None or pid <= 0:
-        return None
-    fields = _proc_stat(pid)
-    try:
-        return int(fields[19]) if fields else None  # field 22; the list starts at field 3
-    except (IndexError, ValueError):
-        return None
-
-
-HOSTNAME = socket.gethostname()
-
-
-class _Connection(sqlite3.Connection):
-    """A connection that can be weakly referenced (for :meth:`RunRegistry.close`)."""
-
-
-class _ThreadConnection:
-    """Holds one thread's connection in a ``threading.local`` and closes it when the thread
-    ends.  Streamlit runs every script rerun in a new thread; a connection is part of a
-    reference cycle (its statement cache), so without this it would stay open until a garbage
-    collection, and file handles would pile up."""
-
-    __slots__ = ("con", "pid")
-
-    def __init__(self, con: sqlite3.Connection):
-        self.con = con
-        self.pid = os.getpid()
-
-    def __del__(self):
-        try:
-            self.con.close()
-        except Exception:
-            pass
-
-
 # ---------------------------------------------------------------------------- registry
-class RunRegistry:
+class RunRegistry(SQLiteStore):
     """Durable store of jobs shared by processes and threads.
 
     Parameters
@@ -353,14 +123,11 @@ class RunRegistry:
 
     def __init__(self, path, *, timeout: float = 10.0, stale_after: float = 30.0,
                  recover: bool = True):
-        self.path = Path(path).expanduser().absolute()
-        self.db_path = self.path / DB_NAME
+        path = Path(path).expanduser().absolute()
+        super().__init__(path, path / DB_NAME, timeout)
         self.artifacts_dir = self.path / "artifacts"
-        self.timeout = float(timeout)
         self.stale_after = float(stale_after)
-        self._local = threading.local()
-        self._all_connections: "weakref.WeakSet[_Connection]" = weakref.WeakSet()
-        self._conn_lock = threading.Lock()
+        self._artifacts = ArtifactStore(self.artifacts_dir)
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             self.artifacts_dir.mkdir(exist_ok=True)
@@ -373,134 +140,19 @@ class RunRegistry:
         if recover:
             self.recover()
 
-    # ------------------------------------------------------------------ plumbing
+    # ------------------------------------------------------------------ pickling
     def __getstate__(self):
         return {"path": str(self.path), "timeout": self.timeout, "stale_after": self.stale_after}
 
     def __setstate__(self, state):
-        self.path = Path(state["path"])
-        self.db_path = self.path / DB_NAME
+        path = Path(state["path"])
+        super().__init__(path, path / DB_NAME, state["timeout"])
         self.artifacts_dir = self.path / "artifacts"
-        self.timeout = state["timeout"]
         self.stale_after = state["stale_after"]
-        self._local = threading.local()
-        self._all_connections = weakref.WeakSet()
-        self._conn_lock = threading.Lock()
+        self._artifacts = ArtifactStore(self.artifacts_dir)
 
     def __repr__(self):
         return f"RunRegistry({str(self.path)!r})"
-
-    def _error(self, exc: BaseException, doing: str = "") -> RegistryError:
-        text = str(exc)
-        low = text.lower()
-        what = f" while {doing}" if doing else ""
-        if "readonly" in low or "read-only" in low or "unable to open" in low or "permission" in low:
-            hint = f"; check that {self.path} is writable"
-        elif "full" in low:
-            hint = f"; the disk holding {self.path} is full"
-        elif "locked" in low or "busy" in low:
-            hint = f"; another process held the lock for more than {self.timeout:g} s"
-        else:
-            hint = ""
-        return RegistryError(f"run registry {self.db_path}{what}: {text}{hint}")
-
-    def _connect(self) -> sqlite3.Connection:
-        con = None
-        try:
-            con = sqlite3.connect(str(self.db_path), timeout=self.timeout, isolation_level=None,
-                                  check_same_thread=False, factory=_Connection)
-            con.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            mode = con.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise sqlite3.OperationalError(f"cannot switch to WAL mode (got {mode!r})")
-            con.execute("PRAGMA synchronous = NORMAL")
-            con.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.Error as exc:
-            if con is not None:
-                con.close()
-            raise self._error(exc, "opening") from exc
-        with self._conn_lock:
-            self._all_connections.add(con)
-        return con
-
-    def _con(self) -> sqlite3.Connection:
-        holder = getattr(self._local, "holder", None)
-        if holder is None or holder.pid != os.getpid():
-            holder = self._local.holder = _ThreadConnection(self._connect())
-        return holder.con
-
-    @contextmanager
-    def _write(self, doing: str):
-        """One short write transaction; SQLite errors become :class:`RegistryError`."""
-        con = self._con()
-        try:
-            con.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise self._error(exc, doing) from exc
-        try:
-            yield con
-            con.execute("COMMIT")
-        except BaseException as exc:
-            try:
-                con.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
-            if isinstance(exc, sqlite3.Error):
-                raise self._error(exc, doing) from exc
-            raise
-
-    def _read(self, sql: str, args: Sequence = (), doing: str = "reading") -> list[tuple]:
-        try:
-            return self._con().execute(sql, args).fetchall()
-        except sqlite3.Error as exc:
-            raise self._error(exc, doing) from exc
-
-    def close(self) -> None:
-        """Close every connection this object opened (in any thread)."""
-        with self._conn_lock:
-            cons, self._all_connections = list(self._all_connections), weakref.WeakSet()
-        for con in cons:
-            try:
-                con.close()
-            except sqlite3.Error:
-                pass
-        self._local = threading.local()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    # ------------------------------------------------------------------ schema
-    def schema_version(self) -> int:
-        rows = self._read("SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'")
-        if not rows:
-            return 0
-        return int(self._read("SELECT version FROM schema_version")[0][0])
-
-    def _migrate(self, migrations: Sequence[Callable] = MIGRATIONS) -> None:
-        target = len(migrations)
-        with self._write("migrating the schema") as con:
-            has = con.execute(
-                "SELECT name FROM sqlite_master WHERE type='table' AND name='schema_version'"
-            ).fetchall()
-            if not has:
-                con.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-                con.execute("INSERT INTO schema_version (version) VALUES (0)")
-            version = int(con.execute("SELECT version FROM schema_version").fetchone()[0])
-            if version > SCHEMA_VERSION:
-                raise RegistryError(
-                    f"run registry {self.db_path} has schema version {version}, newer than this "
-                    f"hbnlab supports ({SCHEMA_VERSION}); upgrade hbnlab"
-                )
-            for number in range(version + 1, target + 1):
-                migrations[number - 1](con)
-                con.execute("UPDATE schema_version SET version = ?", (number,))
-
-    def integrity_check(self) -> str:
-        """``PRAGMA integrity_check`` ("ok" when the database is sound)."""
-        return "; ".join(r[0] for r in self._read("PRAGMA integrity_check"))
 
     # ------------------------------------------------------------------ submit and read
     def submit(self, spec: JobSpec, *, backend: str = "local") -> int:
@@ -771,13 +423,13 @@ class RunRegistry:
         Returns True if recorded, False if the job is no longer running this attempt (already
         finished, cancelled and retried, interrupted, deleted) -- a duplicate or late result.
         """
-        if state not in _FINISH_STATES:
-            raise RegistryError(f"finish state must be one of {_FINISH_STATES}, got {state!r}")
+        if state not in FINISH_STATES:
+            raise RegistryError(f"finish state must be one of {FINISH_STATES}, got {state!r}")
         result_text = None if result is None else canonical_json(result, "result")
         progress_text = None if progress is None else canonical_json(progress, "progress")
         artifacts = dict(artifacts or {})
         for name, digest in artifacts.items():
-            if not isinstance(digest, str) or not _HEX64.match(digest):
+            if not is_sha256_hex(digest):
                 raise RegistryError(f"artifact {name!r} must be a sha256 hex digest, got {digest!r}")
         now = time.time()
         with self._write("recording a result") as con:
@@ -955,59 +607,15 @@ class RunRegistry:
         same bytes and is kept.  On an OS error (full disk, read-only) nothing is left behind
         and :class:`RegistryError` names the directory.
         """
-        data = bytes(data)
-        digest = sha256_hex(data)
-        final = self.artifacts_dir / digest
-        try:
-            if final.is_file() and final.stat().st_size == len(data):
-                return digest
-        except OSError:
-            pass
-        tmp = None
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.artifacts_dir)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, final)
-            tmp = None
-            try:
-                dfd = os.open(self.artifacts_dir, os.O_RDONLY)
-                try:
-                    os.fsync(dfd)
-                finally:
-                    os.close(dfd)
-            except OSError:
-                pass  # directory fsync is best effort (not supported everywhere)
-        except OSError as exc:
-            raise RegistryError(
-                f"cannot write artifact {digest} ({len(data)} bytes) to {self.artifacts_dir}: "
-                f"{exc.strerror or exc}"
-            ) from exc
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-        return digest
+        return self._artifacts.put(data)
 
     def artifact_path(self, digest: str) -> Path:
         """Path of the artifact file with this sha256 digest; :class:`RegistryError` if absent."""
-        if not isinstance(digest, str) or not _HEX64.match(digest):
-            raise RegistryError(f"artifact hash must be 64 lowercase hex digits, got {digest!r}")
-        path = self.artifacts_dir / digest
-        if not path.is_file():
-            raise RegistryError(f"artifact {digest} not found in {self.artifacts_dir}")
-        return path
+        return self._artifacts.path(digest)
 
     def read_artifact(self, digest: str, *, verify: bool = True) -> bytes:
         """The bytes of an artifact, checked against its hash."""
-        data = self.artifact_path(digest).read_bytes()
-        if verify and sha256_hex(data) != digest:
-            raise RegistryError(f"artifact {self.artifacts_dir / digest} is corrupt (hash mismatch)")
-        return data
+        return self._artifacts.read(digest, verify=verify)
 
     def prune_artifacts(self) -> list[str]:
         """Delete artifact files no job references (and stray temporary files).
@@ -1015,17 +623,10 @@ class RunRegistry:
         Refused while any job is running, since a running task may have written a file it has
         not yet recorded.  Returns the names removed.
         """
-        removed = []
         with self._write("pruning artifacts") as con:
             running = con.execute("SELECT COUNT(*) FROM jobs WHERE state='running'").fetchone()[0]
             if running:
                 raise RegistryError(f"{running} job(s) are running; prune artifacts when none are")
             keep = {r[0] for r in con.execute("SELECT DISTINCT sha256 FROM artifacts")}
-            for entry in os.scandir(self.artifacts_dir):
-                if entry.name not in keep:
-                    try:
-                        os.unlink(entry.path)
-                        removed.append(entry.name)
-                    except OSError as exc:
-                        raise RegistryError(f"cannot remove {entry.path}: {exc.strerror}") from exc
+            removed = self._artifacts.remove_except(keep)
         return sorted(removed)

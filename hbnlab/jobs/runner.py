@@ -4,45 +4,59 @@ A runner puts jobs into a :class:`~hbnlab.jobs.registry.RunRegistry` and execute
 jobs of its backend somewhere else (worker processes, Dask workers); all state lives in the
 registry, so any process or thread can watch the jobs (``runner.registry.list(group=...)``).
 Runners are thread-safe: one per app process (Streamlit ``st.cache_resource``) serves every
-session.
+session.  :func:`hbnlab.jobs.get_runner` builds one by backend name.
 """
 from __future__ import annotations
 
 import abc
 import sys
-import os
+import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
+from hbnlab._validation import HbnlabError
 from hbnlab.jobs.registry import ACTIVE_STATES, JobRecord, RegistryError, RunRegistry
 from hbnlab.jobs.spec import JobSpec
 from hbnlab.jobs.tasks import resolve_spec
 
-__all__ = ["BACKENDS", "Runner", "RunnerError", "get_runner"]
-
-BACKENDS = ("local", "dask")
+__all__ = ["Runner", "RunnerError", "as_registry"]
 
 
-class RunnerError(RuntimeError):
+class RunnerError(HbnlabError, RuntimeError):
     """A runner cannot accept a job (unknown shared input, closed runner, bad argument)."""
 
 
 def as_registry(registry) -> RunRegistry:
+    """``registry`` itself if it is a :class:`RunRegistry`, else the registry stored at that path."""
     return registry if isinstance(registry, RunRegistry) else RunRegistry(registry)
 
 
 class Runner(abc.ABC):
     """Submit, cancel and wait for background jobs.
 
-    Subclasses set ``backend`` and implement :meth:`share`, :meth:`shutdown`, ``_wake`` and
-    ``_has_input``.
+    The base class owns the state of the runner thread's loop (:meth:`_step_loop`): the wake-up
+    and stop events, ``poll_interval``, the lock and the shared inputs (``_shared``: name ->
+    whatever the backend ships).  Subclasses set ``backend`` and implement :meth:`share`,
+    :meth:`shutdown` and ``_step`` (one pass of the runner thread).
+
+    Parameters
+    ----------
+    registry : RunRegistry or path
+    poll_interval : float, default 0.1
+        Seconds between two passes of the runner thread when nothing wakes it.
     """
 
     backend: str = ""
 
-    def __init__(self, registry):
+    def __init__(self, registry, *, poll_interval: float = 0.1):
         self.registry = as_registry(registry)
+        self.poll_interval = float(poll_interval)
         self._closed = False
+        self._lock = threading.RLock()
+        self._shared: dict[str, Any] = {}
+        self._wake_event = threading.Event()
+        self._stop_event = threading.Event()
 
     # ------------------------------------------------------------------ submit
     def submit(self, spec: JobSpec) -> int:
@@ -137,17 +151,23 @@ class Runner(abc.ABC):
         """Stop dispatching.  ``wait``: let running jobs finish first; ``interrupt``: stop them
         now and mark them ``interrupted`` (resumable).  Queued jobs stay queued."""
 
-    def _wake(self) -> None:  # pragma: no cover - overridden
-        pass
+    def _wake(self) -> None:
+        """Wake the runner thread now (new jobs, a cancel) rather than after ``poll_interval``."""
+        self._wake_event.set()
 
-    def _has_input(self, name: str) -> bool:  # pragma: no cover - overridden
-        return False
+    def _has_input(self, name: str) -> bool:
+        with self._lock:
+            return name in self._shared
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.shutdown(wait=True)
+
+    @abc.abstractmethod
+    def _step(self) -> None:
+        """One pass of the runner thread: record what finished, enforce cancels, dispatch."""
 
     def _step_loop(self, label: str, *, final_step: bool) -> None:
         """The runner thread's loop: ``self._step()`` after every wake-up or ``poll_interval``.
@@ -172,31 +192,3 @@ class Runner(abc.ABC):
                 print(f"hbnlab.jobs {label}: unexpected {type(exc).__name__}: {exc}",
                       file=sys.stderr, flush=True)
                 self._stop_event.wait(1.0)
-
-def get_runner(registry, backend: str = "local", address: str | None = None, **kwargs) -> Runner:
-    """Build a runner: ``"local"`` (process pool, the default) or ``"dask"``.
-
-    Parameters
-    ----------
-    registry : RunRegistry or path
-    backend : {"local", "dask"}
-    address : str, optional
-        Dask scheduler address (``tcp://host:8786``); default ``$HBNLAB_DASK_SCHEDULER``, else
-        a :class:`distributed.LocalCluster`.  Only for ``backend="dask"``.
-    **kwargs
-        Passed to :class:`~hbnlab.jobs.local.LocalProcessRunner` or
-        :class:`~hbnlab.jobs.dask_runner.DaskRunner`.
-    """
-    if backend == "local":
-        if address is not None:
-            raise RunnerError(f"address is only for backend='dask', got address={address!r} "
-                              "with backend='local'")
-        from hbnlab.jobs.local import LocalProcessRunner
-
-        return LocalProcessRunner(registry, **kwargs)
-    if backend == "dask":
-        from hbnlab.jobs.dask_runner import DaskRunner
-
-        return DaskRunner(registry, address or os.environ.get("HBNLAB_DASK_SCHEDULER") or None,
-                          **kwargs)
-    raise RunnerError(f"backend must be one of {BACKENDS}, got {backend!r}")

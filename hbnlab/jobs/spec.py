@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any
+
+from hbnlab._validation import HbnlabError
 
 __all__ = ["JobSpec", "SPEC_VERSION", "SpecError", "canonical_json"]
 
@@ -20,7 +23,7 @@ __all__ = ["JobSpec", "SPEC_VERSION", "SpecError", "canonical_json"]
 SPEC_VERSION = 1
 
 
-class SpecError(ValueError):
+class SpecError(HbnlabError, ValueError):
     """A job specification is malformed; the message names the bad field and value."""
 
 
@@ -153,7 +156,7 @@ class JobSpec:
         return canonical_json(self.to_dict(), "spec")
 
     @classmethod
-    def from_dict(cls, data: Mapping) -> "JobSpec":
+    def from_dict(cls, data: Mapping) -> JobSpec:
         """Rebuild a spec from :meth:`to_dict` output, upgrading older versions.
 
         Raises
@@ -186,7 +189,7 @@ class JobSpec:
         return cls(**data)
 
     @classmethod
-    def from_json(cls, text: str) -> "JobSpec":
+    def from_json(cls, text: str) -> JobSpec:
         """Inverse of :meth:`to_json`."""
         try:
             data = json.loads(text)

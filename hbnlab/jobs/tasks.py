@@ -26,9 +26,11 @@ import importlib
 import threading
 import time
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
+from hbnlab._validation import Cancelled, HbnlabError
 from hbnlab.jobs.spec import JobSpec, _check_json
 
 __all__ = [
@@ -46,18 +48,22 @@ __all__ = [
 ]
 
 
-class TaskError(LookupError):
+class TaskError(HbnlabError, LookupError):
     """A task cannot be found or imported; the message names the kind and module."""
 
 
-class JobCancelled(Exception):
-    """Raise from a task to stop because ``ctx.should_stop()`` said so (state: cancelled)."""
+class JobCancelled(Cancelled):
+    """Raise from a task to stop because ``ctx.should_stop()`` said so (state: cancelled).
+
+    A :class:`hbnlab._validation.Cancelled`: :func:`run_task` records any ``Cancelled`` that
+    ends a task (this one, or one raised by EM or a fit deeper down) as ``cancelled``.
+    """
 
 
 @dataclass(frozen=True)
 class TaskInfo:
     name: str
-    fn: Callable[[dict, "TaskContext"], dict]
+    fn: Callable[[dict, TaskContext], dict]
     module: str
 
 
@@ -291,7 +297,7 @@ def run_task(spec: JobSpec, ctx: TaskContext) -> TaskOutcome:
 
     * normal return -> ``done`` (``cancelled`` if a stop was requested meanwhile: the task
       returned early on request; its partial result is kept);
-    * :class:`JobCancelled` -> ``cancelled``;
+    * :class:`JobCancelled` or any other :class:`hbnlab._validation.Cancelled` -> ``cancelled``;
     * any other exception -> ``failed`` with ``"Type: message"`` and the traceback;
     * a result that is not a JSON-able dict -> ``failed``, naming the task.
     """
@@ -303,7 +309,7 @@ def run_task(spec: JobSpec, ctx: TaskContext) -> TaskOutcome:
         if not isinstance(out, Mapping):
             raise TypeError(f"task {spec.kind!r} must return a dict, got {type(out).__name__}")
         result = _check_json(dict(out), f"result of task {spec.kind!r}")
-    except JobCancelled as exc:
+    except Cancelled as exc:
         return TaskOutcome("cancelled", None, str(exc) or "cancelled on request")
     except Exception as exc:
         return TaskOutcome("failed", None, f"{type(exc).__name__}: {exc}", traceback.format_exc())

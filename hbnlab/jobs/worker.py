@@ -23,7 +23,8 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from hbnlab.jobs.registry import Claim, RegistryError, RunRegistry
 from hbnlab.jobs.tasks import TaskContext, TaskOutcome, run_task

@@ -10,11 +10,10 @@ import time
 
 import numpy as np
 import pytest
+from jobs_helpers import wait_until
 
 from hbnlab.jobs import DaskRunner, JobSpec, LocalProcessRunner, get_runner
 from hbnlab.jobs.registry import pid_alive
-
-from jobs_helpers import wait_until
 
 T = "hbnlab.jobs.testing"
 

@@ -12,11 +12,10 @@ import time
 
 import numpy as np
 import pytest
+from jobs_helpers import child_env, run_python, start_python, wait_until
 
 from hbnlab.jobs import JobSpec, LocalProcessRunner, RunnerError, RunRegistry, get_runner, run_inline
 from hbnlab.jobs.registry import pid_alive
-
-from jobs_helpers import child_env, run_python, start_python, wait_until
 
 T = "hbnlab.jobs.testing"
 
@@ -307,6 +306,64 @@ def test_core_job_modules_import_neither_streamlit_nor_dask():
     assert out.stdout.split("\n")[:2] == ["[]", "False"], out.stderr
 
 
+def test_job_errors_are_hbnlab_errors_and_their_builtin_kind():
+    from hbnlab._validation import HbnlabError
+    from hbnlab.jobs import JobNotFound, RegistryError, SpecError, TaskError
+
+    for cls, builtin in [(RegistryError, RuntimeError), (JobNotFound, RuntimeError), (RunnerError, RuntimeError),
+                         (SpecError, ValueError), (TaskError, LookupError)]:
+        assert issubclass(cls, HbnlabError) and issubclass(cls, builtin), cls
+
+
+def test_the_runner_base_class_owns_its_loop(store):
+    """A subclass that gives only share, shutdown and _step gets submit, the shared-input
+    check and the runner thread's loop from the base class."""
+    from hbnlab.jobs import Runner
+
+    class Stepper(Runner):
+        backend = "stepper"
+
+        def __init__(self, registry):
+            super().__init__(registry, poll_interval=0.01)
+            self.steps = 0
+            self._thread = threading.Thread(target=self._step_loop, args=("stepper",),
+                                            kwargs={"final_step": False}, daemon=True)
+            self._thread.start()
+
+        def share(self, name, value):
+            with self._lock:
+                self._shared[name] = value
+
+        def shutdown(self, wait=True, *, interrupt=False):
+            self._closed = True
+            self._stop_event.set()
+            self._wake()
+            self._thread.join()
+
+        def _step(self):
+            self.steps += 1
+
+    with Stepper(store) as stepper:
+        wait_until(lambda: stepper.steps >= 3, what="three passes of the loop")
+        spec = JobSpec("count", {"n": 1}, module="hbnlab.jobs.testing", inputs=("x",))
+        with pytest.raises(RunnerError, match=r"shared input\(s\) \['x'\]"):
+            stepper.submit(spec)
+        stepper.share("x", 1)
+        job = stepper.submit(spec)
+        assert stepper.registry.get(job).backend == "stepper"
+    assert not stepper._thread.is_alive()
+
+    class NoStep(Runner):
+        def share(self, name, value):
+            pass
+
+        def shutdown(self, wait=True, *, interrupt=False):
+            pass
+
+    with pytest.raises(TypeError, match="_step"):
+        NoStep(store)
+
+
 def test_full_disk_during_a_job_fails_it_cleanly(tmp_path, monkeypatch):
     """The worker's own code path (execute_job), run in this process so that the write of the
     task's artifact can be made to fail with ENOSPC."""
@@ -326,7 +383,7 @@ def test_full_disk_during_a_job_fails_it_cleanly(tmp_path, monkeypatch):
     monkeypatch.undo()
     rec = reg.get(jid)
     assert outcome.state == rec.state == "failed"
-    assert rec.error.startswith(f"RegistryError: cannot write artifact ")
+    assert rec.error.startswith("RegistryError: cannot write artifact ")
     assert rec.error.endswith(f"to {reg.artifacts_dir}: No space left on device")
     assert rec.artifacts == {} and os.listdir(reg.artifacts_dir) == []
     assert reg.integrity_check() == "ok"

@@ -16,12 +16,11 @@ import time
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jobs_helpers import run_python, start_python, wait_until
 
 from hbnlab.jobs import JobNotFound, JobSpec, RegistryError, RunRegistry
-from hbnlab.jobs.registry import (DB_NAME, HOSTNAME, Beat, MIGRATIONS, SCHEMA_VERSION, JobRecord,
-                                  _migration_1)
-
-from jobs_helpers import run_python, start_python, wait_until
+from hbnlab.jobs.registry import DB_NAME, HOSTNAME, MIGRATIONS, SCHEMA_VERSION, Beat, JobRecord
+from hbnlab.jobs.schema import _migration_1
 
 
 def spec(i=0, group="g", **params):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import hbnlab.jobs.testing  # noqa: F401  (registers the built-in tasks)
+from hbnlab._validation import Cancelled, HbnlabError
 from hbnlab.jobs import JobCancelled, JobSpec, TaskError, register_task, run_inline
 from hbnlab.jobs.tasks import TASKS, InlineTaskContext, TaskContext, resolve_spec, resolve_task, run_task
 
@@ -93,6 +94,25 @@ def test_bad_results_and_job_cancelled(scratch_tasks):
     assert out.state == "failed" and "result of task 't_returns_set'['x'] must be JSON data" in out.error
     out, _ = run_inline(JobSpec("t_raises_cancel"))
     assert (out.state, out.error) == ("cancelled", "stopped by the task")
+
+
+def test_any_cancelled_ends_a_task_cancelled_and_other_errors_fail_it(scratch_tasks):
+    class StoppedInsideAFit(Cancelled):
+        pass
+
+    @register_task("t_raises_cancelled")
+    def raises_cancelled(params, ctx):
+        raise StoppedInsideAFit("EM stopped at iteration 3")
+
+    @register_task("t_raises_runtime")
+    def raises_runtime(params, ctx):
+        raise RuntimeError("EM was cancelled by should_stop()")  # not a Cancelled: a failure
+
+    assert issubclass(JobCancelled, Cancelled) and issubclass(JobCancelled, HbnlabError)
+    out, _ = run_inline(JobSpec("t_raises_cancelled"))
+    assert (out.state, out.error, out.result) == ("cancelled", "EM stopped at iteration 3", None)
+    out, _ = run_inline(JobSpec("t_raises_runtime"))
+    assert out.state == "failed" and out.error == "RuntimeError: EM was cancelled by should_stop()"
 
 
 def test_registry_lookup_errors(scratch_tasks):

@@ -2,13 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from sweep_helpers import TINY
 
 from hbnlab.experiments import sweep as sw
-
-#: the tiny grid every runner test uses: 3 categories x (2 clusterings x 2 B x 2 alpha) = 24
-#: validation cells, 3 x (2 + NB) = 9 test cells
-TINY = dict(categories="all", clusterings=("avg", "dep"), B=(2, 3), alpha={"avg": (0.0, 0.05), "dep": (0.0, 100.0)},
-            n_features=(6,), n_restarts=3, baselines=("NB",), random_state=0)
 
 
 @pytest.fixture(scope="session")
@@ -46,6 +42,8 @@ def local_runner(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def dask_runner(tmp_path_factory):
+    import os
+
     import dask
     import distributed  # noqa: F401  (load its config defaults before overriding one)
 
@@ -54,8 +52,6 @@ def dask_runner(tmp_path_factory):
     # as `hbnlab sweep --dask` does: no MALLOC_TRIM_THRESHOLD_ in the workers (2x faster EM).  An
     # earlier LocalCluster in this test process leaves the variable in os.environ (distributed's
     # nannies set it in the process that spawns the workers), so drop it for this cluster.
-    import os
-
     saved = os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
     with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
         runner = DaskRunner(tmp_path_factory.mktemp("sweep-dask") / "runs", n_workers=2, threads_per_worker=1,

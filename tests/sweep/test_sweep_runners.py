@@ -8,10 +8,9 @@ import time
 
 import numpy as np
 import pytest
+from sweep_helpers import TINY
 
 from hbnlab.experiments import sweep as sw
-
-from conftest import TINY
 
 RESULTS: dict = {}  # sweep id -> SweepResult, shared by the tests of this module (run in order)
 

@@ -8,7 +8,10 @@ import io
 import numpy as np
 import pytest
 
+from hbnlab._validation import HbnlabError
 from hbnlab.experiments import sweep as sw
+from hbnlab.experiments.sweep.cells import npy_load
+from hbnlab.experiments.sweep.run import _micro_macro
 from hbnlab.jobs import JobSpec, run_inline
 
 
@@ -71,6 +74,21 @@ def test_cell_keys_and_seeds():
     del cfg
 
 
+def test_importing_the_task_module_of_a_cell_spec_registers_the_task():
+    """Workers import the module a job spec names, and registries keep that name: a fresh
+    interpreter finds the sweep task through 'hbnlab.experiments.sweep'."""
+    import subprocess
+    import sys
+
+    code = ("from hbnlab.jobs.tasks import resolve_task; "
+            "info = resolve_task('sweep_cell', 'hbnlab.experiments.sweep'); "
+            "print(info.fn.__name__, info.module)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["sweep_cell_task", "hbnlab.experiments.sweep.cells"], out.stderr
+    assert sw.TASK_MODULE == "hbnlab.experiments.sweep" and sw.CELL_KIND == "sweep_cell"
+    assert issubclass(sw.SweepError, HbnlabError) and issubclass(sw.SweepError, ValueError)
+
+
 # --------------------------------------------------------------------------- choice (golden values)
 def _golden_validation():
     grid = [(2, 0.0, 5), (2, 0.1, 5), (3, 0.0, 5), (3, 0.1, 5)]
@@ -116,7 +134,7 @@ def test_micro_macro_from_per_category_values_matches_the_evaluation_module():
     Y = rng.random((200, 5)) < [0.3, 0.1, 0.05, 0.2, 0.0]
     S = rng.random((200, 5)) + Y * rng.random((200, 5))
     b = per_class_breakeven(Y, S)
-    micro, macro = sw._micro_macro([None if np.isnan(v) else v for v in b], Y.sum(0))
+    micro, macro = _micro_macro([None if np.isnan(v) else v for v in b], Y.sum(0))
     assert micro == pytest.approx(micro_breakeven(Y, S)) and macro == pytest.approx(macro_breakeven(Y, S))
 
 
@@ -182,7 +200,7 @@ def test_cell_task_matches_a_direct_fit(syn_protocol, syn_data, name, B, alpha, 
     assert outcome.result["breakeven"] == expected
     assert outcome.result["n_pos"] == int(Y_eval[:, j].sum())
     if stage == "test":
-        scores = sw._npy_load(ctx.blobs[outcome.result["scores_sha256"]])
+        scores = npy_load(ctx.blobs[outcome.result["scores_sha256"]])
         np.testing.assert_array_equal(scores, est.decision_function(X_eval))
         assert ("tree.json" in ctx.artifacts) == (B is not None)
     else:
@@ -246,28 +264,14 @@ def test_terminal_progress_prints_plain_lines():
     assert "left" in bar.line("x", {"done": 1}, 4, 10.0) and "~30 s left" in bar.line("x", {"done": 1}, 4, 10.0)
 
 
-def test_repair_malloc_trim_acts_only_when_the_variable_is_set():
-    import subprocess
-    import sys
-
-    code = ("from hbnlab.experiments.sweep import repair_malloc_trim as r; "
-            "print(r(), r())")
-    env = {k: v for k, v in __import__("os").environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
-    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
-    dasky = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                           env={**env, "MALLOC_TRIM_THRESHOLD_": "65536"})
-    assert plain.stdout.split() == ["False", "False"], plain.stderr
-    assert dasky.stdout.split() == ["True", "False"], dasky.stderr  # once per process
-
-
 def test_sweep_categories_and_planned_cells(syn_data):
     d = syn_data
     assert sw.sweep_categories(sw.SweepConfig(categories="top2"), d) == d.categories[:2]
     assert sw.sweep_categories(sw.SweepConfig(categories=("charlie",)), d) == ["charlie"]
     with pytest.raises(sw.SweepError, match="'zulu'"):
         sw.sweep_categories(sw.SweepConfig(categories=("zulu",)), d)
-    cfg = sw.SweepConfig(categories="top2", clusterings=("avg", "or"), B=(2, 3), alpha={"avg": (0.0,), "or": (0.1, 0.2)},
-                         n_features=(4, 6), baselines=("NB",))
+    cfg = sw.SweepConfig(categories="top2", clusterings=("avg", "or"), B=(2, 3),
+                         alpha={"avg": (0.0,), "or": (0.1, 0.2)}, n_features=(4, 6), baselines=("NB",))
     val = sw.plan_validation_cells(cfg, d)
     assert len(val) == 2 * (2 * 2 * 1 + 2 * 2 * 2) == len({c.key for c in val})
     assert {c.stage for c in val} == {"validation"} and {c.classifier for c in val} == {"HBN-AVG", "HBN-OR"}
@@ -286,16 +290,3 @@ def test_run_sweep_refuses_more_features_than_the_data_keeps(syn_data):
         sw.run_sweep(sw.SweepConfig(), syn_data, runner=None, sweep_id="x")
     with pytest.raises(sw.SweepError, match="sweep_id"):
         sw.run_sweep(sw.SweepConfig(n_features=(6,)), syn_data, runner=None, sweep_id=" ")
-
-
-def test_unset_dask_malloc_trim_in_a_fresh_process():
-    import subprocess
-    import sys
-
-    code = ("import os, dask; from hbnlab.experiments.sweep import unset_dask_malloc_trim as u; u(); "
-            "from distributed.nanny import _get_env_variables as g; "
-            "print('MALLOC_TRIM_THRESHOLD_' in g('distributed.nanny.pre-spawn-environ'), "
-            "'MALLOC_TRIM_THRESHOLD_' in os.environ, dask.config.get('distributed.comm.timeouts.tcp'))")
-    env = {**__import__("os").environ, "MALLOC_TRIM_THRESHOLD_": "65536"}  # as an earlier nanny leaves it
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
-    assert out.stdout.split() == ["False", "False", "30s"], out.stderr

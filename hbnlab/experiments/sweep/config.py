@@ -1,0 +1,198 @@
+"""What a sweep runs: :class:`SweepConfig`, the thesis's grids and :class:`SweepError`.
+
+The defaults are the tuning protocol of Karčiauskas 2002, sec. 4.2.1: every clustering (AVG / OR /
+DEP), B in 3, 5, 7, 9, the first-phase alpha grids of Tables 4.2-4.4, 30 terms per category and
+64 EM restarts.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from hbnlab._validation import HbnlabError, check_branching_factor
+from hbnlab.experiments.paper_values import TABLE_4_1
+
+__all__ = [
+    "SWEEP_FORMAT_VERSION", "CLUSTERINGS", "CHOOSE_MODES", "STAGES", "THESIS_ALPHA_GRIDS", "THESIS_B_GRID",
+    "SweepError", "SweepConfig", "classifier_name",
+]
+
+SWEEP_FORMAT_VERSION = 1
+CLUSTERINGS = ("avg", "or", "dep")
+CHOOSE_MODES = ("per-category", "global")
+STAGES = ("validation", "test")
+
+#: The thesis's first-phase alpha grids (Karčiauskas 2002, Tables 4.2-4.4: AVG, OR, DEP with B = 7).
+THESIS_ALPHA_GRIDS = {
+    "avg": (0.0, 0.03, 0.06, 0.09, 0.12),
+    "or": (0.0, 0.05, 0.10, 0.15, 0.20),
+    "dep": (0.0, 50.0, 100.0, 150.0, 200.0, 250.0, 300.0),
+}
+#: The thesis's branching factors (Karčiauskas 2002, sec. 4.2.1: "values 3, 5, 7, and 9 for B").
+THESIS_B_GRID = (3, 5, 7, 9)
+
+
+class SweepError(HbnlabError, ValueError):
+    """A sweep is misconfigured or cannot run; the message names the bad value."""
+
+
+def classifier_name(clustering: str, direction: str = "hbn") -> str:
+    """The row name of a hierarchical classifier: ``"HBN-OR"``, ``"HNB-AVG"``, ..."""
+    return f"{direction.upper()}-{clustering.upper()}"
+
+
+@dataclass(frozen=True)
+class SweepConfig:
+    """What a sweep runs.  Frozen; ``to_dict`` / ``from_dict`` for JSON.
+
+    Parameters
+    ----------
+    categories : "all", "topK" (e.g. "top10") or a sequence of category names
+        "all" = every category with a training and a test document (90 on ModApte).
+    clusterings : sequence of {"avg", "or", "dep"}
+    B : sequence of int
+        Branching factors of the grid (thesis: 3, 5, 7, 9).
+    alpha : mapping clustering -> sequence of float, optional
+        Alpha grid per clustering; default :data:`THESIS_ALPHA_GRIDS`.
+    n_features : sequence of int
+        Numbers of locally selected terms (thesis: 30).
+    choose : {"per-category", "global"}
+    n_restarts, tol : EM restarts and stopping threshold (thesis: 64, 1e-4).
+    final_only : bool
+        Skip tuning; test Table 4.1's final (B, alpha) per clustering.
+    direction : {"hbn", "hnb"}
+        HBN (arcs toward the class) or the hierarchical naive Bayes variant.
+    baselines : sequence of str
+        Untuned learners tested on the same data beside the HBN rows (names of
+        :func:`hbnlab.models.catalog.make_classifier`, e.g. "NB": the thesis's N0 = 0.1
+        naive Bayes), each with the first entry of ``n_features``.
+    random_state : int
+        Sweep seed; every cell's seed is derived from it
+        (:func:`hbnlab.experiments.sweep.cells.cell_seed`).
+    """
+
+    categories: object = "all"
+    clusterings: tuple = CLUSTERINGS
+    B: tuple = THESIS_B_GRID
+    alpha: Mapping | None = None
+    n_features: tuple = (30,)
+    choose: str = "per-category"
+    n_restarts: int = 64
+    tol: float = 1e-4
+    final_only: bool = False
+    direction: str = "hbn"
+    baselines: tuple = ("NB",)
+    random_state: int = 0
+
+    def __post_init__(self):
+        cats = self.categories
+        if isinstance(cats, str):
+            if cats != "all" and not (cats.startswith("top") and cats[3:].isdigit() and int(cats[3:]) >= 1):
+                raise SweepError(f"categories must be 'all', 'topK' (K >= 1) or a list of names, got {cats!r}")
+        else:
+            cats = tuple(str(c) for c in cats)
+            if not cats:
+                raise SweepError("categories: the list of category names is empty")
+            if len(set(cats)) != len(cats):
+                raise SweepError(f"categories: a category is listed twice in {list(cats)}")
+            object.__setattr__(self, "categories", cats)
+        clusterings = tuple(str(c).lower() for c in self.clusterings)
+        bad = [c for c in clusterings if c not in CLUSTERINGS]
+        if bad or not clusterings:
+            raise SweepError(f"clusterings must be a non-empty subset of {CLUSTERINGS}, got {list(self.clusterings)}")
+        if len(set(clusterings)) != len(clusterings):
+            raise SweepError(f"clusterings: a clustering is listed twice in {list(clusterings)}")
+        object.__setattr__(self, "clusterings", clusterings)
+        Bs = tuple(self.B)
+        try:
+            checked = tuple(check_branching_factor(b) for b in Bs)
+        except ValueError as exc:
+            raise SweepError(str(exc)) from None
+        if not Bs or len(set(Bs)) != len(Bs):
+            raise SweepError(f"B must be a non-empty list of distinct values, got {list(Bs)}")
+        object.__setattr__(self, "B", checked)
+        grids = dict(THESIS_ALPHA_GRIDS)
+        if self.alpha is not None:
+            unknown = [k for k in self.alpha if k not in CLUSTERINGS]
+            if unknown:
+                raise SweepError(f"alpha: unknown clustering(s) {unknown}; expected keys from {CLUSTERINGS}")
+            grids.update({k: tuple(v) for k, v in self.alpha.items()})
+        clean = {}
+        for k in clusterings:
+            vals = tuple(float(a) for a in grids[k])
+            if not vals or len(set(vals)) != len(vals):
+                raise SweepError(f"alpha grid of {k!r} must be a non-empty list of distinct values, got {list(vals)}")
+            for a in vals:
+                if not math.isfinite(a) or a < 0:
+                    raise SweepError(f"alpha of {k!r} must be finite and >= 0, got {a!r}")
+            clean[k] = vals
+        object.__setattr__(self, "alpha", clean)
+        nfs = tuple(self.n_features)
+        for nf in nfs:
+            if isinstance(nf, bool) or not isinstance(nf, (int, np.integer)) or nf < 1:
+                raise SweepError(f"n_features must be integers >= 1, got {nf!r}")
+        if not nfs or len(set(nfs)) != len(nfs):
+            raise SweepError(f"n_features must be a non-empty list of distinct values, got {list(nfs)}")
+        object.__setattr__(self, "n_features", tuple(int(n) for n in nfs))
+        if self.choose not in CHOOSE_MODES:
+            raise SweepError(f"choose must be one of {CHOOSE_MODES}, got {self.choose!r}")
+        nr = self.n_restarts
+        if isinstance(nr, bool) or not isinstance(nr, (int, np.integer)) or nr < 1:
+            raise SweepError(f"n_restarts must be an integer >= 1, got {self.n_restarts!r}")
+        object.__setattr__(self, "n_restarts", int(self.n_restarts))
+        if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and self.tol > 0):
+            raise SweepError(f"tol must be a finite number > 0, got {self.tol!r}")
+        object.__setattr__(self, "tol", float(self.tol))
+        if self.direction not in ("hbn", "hnb"):
+            raise SweepError(f"direction must be 'hbn' or 'hnb', got {self.direction!r}")
+        base = tuple(str(b).upper() for b in self.baselines)
+        if any(b.startswith(("HBN-", "HNB-")) for b in base):
+            raise SweepError(f"baselines are untuned learners; HBN/HNB rows come from clusterings, got {list(base)}")
+        object.__setattr__(self, "baselines", base)
+        if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)):
+            raise SweepError(f"random_state must be an int, got {self.random_state!r}")
+        object.__setattr__(self, "random_state", int(self.random_state))
+        object.__setattr__(self, "final_only", bool(self.final_only))
+
+    @property
+    def classifiers(self) -> list[str]:
+        return [classifier_name(c, self.direction) for c in self.clusterings]
+
+    def grid(self, clustering: str) -> list[tuple[int, float, int]]:
+        """The (B, alpha, n_features) configurations of one clustering, in grid order."""
+        return [(b, a, nf) for nf in self.n_features for b in self.B for a in self.alpha[clustering]]
+
+    def final_config(self, clustering: str) -> tuple[int, float, int]:
+        """Table 4.1's final (B, alpha) of the HBN classifier with this clustering."""
+        B, alpha = TABLE_4_1["HBN-" + clustering.upper()]
+        return int(B), float(alpha), self.n_features[0]
+
+    def n_validation_cells(self, n_categories: int) -> int:
+        if self.final_only:
+            return 0
+        return n_categories * sum(len(self.grid(k)) for k in self.clusterings)
+
+    def to_dict(self) -> dict:
+        return {
+            "categories": self.categories if isinstance(self.categories, str) else list(self.categories),
+            "clusterings": list(self.clusterings), "B": list(self.B),
+            "alpha": {k: list(v) for k, v in self.alpha.items()}, "n_features": list(self.n_features),
+            "choose": self.choose, "n_restarts": self.n_restarts, "tol": self.tol,
+            "final_only": self.final_only, "direction": self.direction, "baselines": list(self.baselines),
+            "random_state": self.random_state,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> SweepConfig:
+        known = {"categories", "clusterings", "B", "alpha", "n_features", "choose", "n_restarts", "tol",
+                 "final_only", "direction", "baselines", "random_state"}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise SweepError(f"unknown sweep setting(s) {unknown}; known: {sorted(known)}")
+        d = dict(d)
+        if isinstance(d.get("categories"), list):
+            d["categories"] = tuple(d["categories"])
+        return cls(**d)
