@@ -31,12 +31,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from hbnlab._validation import HbnlabError
+from hbnlab.export.model_io import library_versions, plain_json
+
 RESULT_FORMAT = "hbnlab-experiment-result"
 RESULT_VERSION = 1
 REUTERS_NAME = "reuters21578-modapte"
 
 
-class ResultError(ValueError):
+class ResultError(HbnlabError, ValueError):
     """An experiment result is malformed; the message names the field."""
 
 
@@ -106,12 +109,10 @@ class ExperimentResult:
         if not self.created:
             self.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         if not self.versions:
-            from hbnlab.export.model_io import library_versions
-
             self.versions = library_versions()
         self.validate()
 
-    def validate(self) -> "ExperimentResult":
+    def validate(self) -> ExperimentResult:
         """Check shapes and names; raises :class:`ResultError` naming the field."""
         if len(set(self.categories)) != len(self.categories):
             raise ResultError("categories: a category is listed twice")
@@ -145,21 +146,19 @@ class ExperimentResult:
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict:
         """Plain JSON data (models are left out; floats are exact: JSON keeps 17 digits)."""
-        from hbnlab.export.model_io import _plain
-
         return {
             "format": RESULT_FORMAT, "format_version": RESULT_VERSION, "title": self.title, "created": self.created,
             "stage": self.stage, "categories": list(self.categories), "classifiers": list(self.classifiers),
             "doc_ids": [str(d) for d in self.doc_ids], "labels": self.labels.astype(int).tolist(),
             "scores": {k: v.tolist() for k, v in self.scores.items()},
-            "settings": _plain(self.settings), "corpus": _plain(self.corpus),
-            "classifier_specs": _plain(self.classifier_specs), "timings": _plain(self.timings),
-            "em_traces": _plain(self.em_traces), "trees": _plain(self.trees), "paper": _plain(self.paper),
-            "versions": _plain(self.versions),
+            "settings": plain_json(self.settings), "corpus": plain_json(self.corpus),
+            "classifier_specs": plain_json(self.classifier_specs), "timings": plain_json(self.timings),
+            "em_traces": plain_json(self.em_traces), "trees": plain_json(self.trees), "paper": plain_json(self.paper),
+            "versions": plain_json(self.versions),
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ExperimentResult":
+    def from_dict(cls, d: dict) -> ExperimentResult:
         if not isinstance(d, dict):
             raise ResultError(f"expected a JSON object, got {type(d).__name__}")
         if d.get("format") != RESULT_FORMAT:
@@ -193,7 +192,7 @@ class ExperimentResult:
         return write_text_atomic(Path(path), self.to_json())
 
     @classmethod
-    def load(cls, path) -> "ExperimentResult":
+    def load(cls, path) -> ExperimentResult:
         p = Path(path)
         try:
             d = json.loads(p.read_text(encoding="utf-8"))
@@ -612,8 +611,6 @@ def workbench_report_html(payload: dict) -> str:
     if payload.get("models"):
         parts.append('<section id="models"><h2>Models</h2>'
                      + _table_html(pd.DataFrame(payload["models"]), "models", "{:.3f}") + "</section>")
-    from hbnlab.export.model_io import library_versions
-
     parts.append('<section id="versions"><h2>Versions</h2>' + _table_html(_kv_frame(library_versions(), "versions"),
                                                                          "versions") + "</section>")
     parts.append("</body></html>")

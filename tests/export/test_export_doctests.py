@@ -4,10 +4,10 @@ import doctest
 import pytest
 
 import hbnlab.export.bn_formats
-import hbnlab.export.model_io
+import hbnlab.export.model_io.container
 
 
-@pytest.mark.parametrize("module", [hbnlab.export.model_io, hbnlab.export.bn_formats])
+@pytest.mark.parametrize("module", [hbnlab.export.model_io.container, hbnlab.export.bn_formats])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
