@@ -80,7 +80,8 @@ def cmd_train(args) -> int:
         if val is None:
             continue
         if not is_tree:
-            raise _cli_error(f"--{opt.replace('_', '-')} applies to the hbn-*/hnb-* classifiers, not {args.classifier!r}")
+            raise _cli_error(f"--{opt.replace('_', '-')} applies to the hbn-*/hnb-* classifiers, "
+                             f"not {args.classifier!r}")
         params[opt] = val
     if args.n_features < 1:
         raise _cli_error(f"--n-features must be >= 1, got {args.n_features}")
@@ -232,10 +233,10 @@ def _load_experiment(path: str):
 
 
 def cmd_run(args) -> int:
-    from hbnlab.export.report import _md_table, breakeven_frame
+    from hbnlab.export.report import breakeven_frame, markdown_table
 
     result = _load_experiment(args.manifest)
-    print(_md_table(breakeven_frame(result)))
+    print(markdown_table(breakeven_frame(result)))
     if args.out:
         result.save(args.out)
         print(f"wrote {args.out}")

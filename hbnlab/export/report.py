@@ -229,20 +229,50 @@ def paper_applies(result: ExperimentResult) -> bool:
     return result.corpus.get("name") == REUTERS_NAME and result.stage == "test"
 
 
+def breakeven_by_classifier(labels, scores: dict, categories, references: dict | None = None, *,
+                            reference_column: str = "{} (thesis)", index_name: str = "category") -> pd.DataFrame:
+    """Breakeven in percent (thesis sec. 4.1.3): rows = categories, ``micro``, ``macro``; a column
+    per classifier, each followed by its reference values where ``references`` has them.
+
+    Parameters
+    ----------
+    labels : array of bool, shape (n_documents, n_categories)
+    scores : dict str -> array, shape (n_documents, n_categories)
+        Per classifier (in column order), P(class | document).
+    categories : list of str
+    references : dict str -> dict, optional
+        Per classifier, ``{"per_class": {category: value}, "micro": .., "macro": ..}`` (a thesis
+        Table 4.10 row); a classifier without one (or with None) gets no reference column, a
+        category missing from ``per_class`` gets NaN.
+    reference_column : str, default "{} (thesis)"
+        Name of the reference column; ``{}`` is the classifier.
+    index_name : str, default "category"
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    from hbnlab.evaluation import breakeven_table
+
+    categories = [str(c) for c in categories]
+    idx = categories + ["micro", "macro"]
+    cols = {}
+    for c, S in scores.items():
+        cols[c] = breakeven_table(labels, S, categories)["breakeven"].reindex(idx).to_numpy()
+        ref = (references or {}).get(c)
+        if ref:
+            per = ref.get("per_class") or {}
+            cols[reference_column.format(c)] = np.array([per.get(k, np.nan) for k in categories]
+                                                        + [ref.get("micro", np.nan), ref.get("macro", np.nan)],
+                                                        dtype=float)
+    return pd.DataFrame(cols, index=pd.Index(idx, name=index_name))
+
+
 def breakeven_frame(result: ExperimentResult) -> pd.DataFrame:
     """Breakeven in percent: rows = categories, ``micro``, ``macro``; a column per classifier,
     followed by ``<classifier> (thesis)`` where the thesis reports that row (Table 4.10)."""
-    be = result.breakeven()
-    idx = result.categories + ["micro", "macro"]
-    cols = {}
-    for c in result.classifiers:
-        cols[c] = be[c].reindex(idx).to_numpy()
-        ref = result.paper.get(c) if paper_applies(result) else None
-        if ref:
-            per = ref.get("per_class") or {}
-            cols[f"{c} (thesis)"] = np.array([per.get(k, np.nan) for k in result.categories]
-                                             + [ref.get("micro", np.nan), ref.get("macro", np.nan)], dtype=float)
-    df = pd.DataFrame(cols, index=pd.Index(idx, name="category"))
+    df = breakeven_by_classifier(result.labels, {c: result.scores[c] for c in result.classifiers},
+                                 result.categories, result.paper if paper_applies(result) else None)
     df.insert(0, "n_positive", list(result.labels.sum(axis=0).astype(int)) + [int(result.labels.sum())] * 2)
     return df
 
@@ -335,15 +365,33 @@ def report_tables(result: ExperimentResult) -> dict:
 
 def tables_csv(result: ExperimentResult) -> dict:
     """The report's tables as CSV text, ``{"breakeven.csv": "...", ...}``."""
-    out = {}
-    for name, df in report_tables(result).items():
-        keep_index = not isinstance(df.index, pd.RangeIndex)
-        out[f"{name}.csv"] = df.to_csv(index=keep_index, float_format="%.4f")
-    return out
+    return {f"{name}.csv": table_csv(df) for name, df in report_tables(result).items()}
 
 
-def _md_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
-    if not isinstance(df.index, pd.RangeIndex):
+def table_csv(df: pd.DataFrame) -> str:
+    """One table as CSV text: floats with four decimals, the index kept unless it is a plain
+    ``RangeIndex`` (row numbers)."""
+    keep_index = not isinstance(df.index, pd.RangeIndex)
+    return df.to_csv(index=keep_index, float_format="%.4f")
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
+    """A GitHub-flavoured Markdown table (no dependency on ``tabulate``).
+
+    A named or non-``RangeIndex`` index becomes the first column; NaN prints as an empty cell,
+    other floats through ``floatfmt``; ``|`` is escaped and a line break becomes a space so every
+    row stays one line.  A table without rows is ``_(none)_``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"NB": [91.25, np.nan]}, index=pd.Index(["earn", "micro"], name="class"))
+    >>> print(markdown_table(df))
+    | class | NB |
+    | --- | --- |
+    | earn | 91.2 |
+    | micro |  |
+    """
+    if df.index.name or not isinstance(df.index, pd.RangeIndex):
         df = df.reset_index()
     if df.empty:
         return "_(none)_"
@@ -367,7 +415,7 @@ def markdown(result: ExperimentResult) -> str:
         lines += ["> **Synthetic corpus.** These numbers describe generated documents, not real text.", ""]
     fmt = {"timings": "{:.3f}", "em": "{:.2f}"}
     for name, title in TABLES.items():
-        lines += [f"## {title}", "", _md_table(tables[name], fmt.get(name, "{:.1f}")), ""]
+        lines += [f"## {title}", "", markdown_table(tables[name], fmt.get(name, "{:.1f}")), ""]
     if paper_applies(result) and result.paper:
         lines += ["Columns marked `(thesis)` are Karčiauskas (2002), Table 4.10, printed beside ours.", ""]
     return "\n".join(lines)
@@ -582,7 +630,7 @@ def write_report(result: ExperimentResult, path, **kwargs) -> dict:
 
 # =========================================================================== workbench hook
 def workbench_report_html(payload: dict) -> str:
-    """HTML report of a workbench training job from ``hbnlab.app.analysis.report_payload`` (the
+    """HTML report of a workbench training job from ``hbnlab.app.views.export.report_payload`` (the
     Export page's hook): its settings and tables, self-contained (the payload holds no per-document
     scores, so there are no PR curves; build an :class:`ExperimentResult` for those)."""
     esc = html.escape
@@ -617,6 +665,7 @@ def workbench_report_html(payload: dict) -> str:
     return "\n".join(parts)
 
 
-__all__ = ["ExperimentResult", "ResultError", "TABLES", "report_tables", "breakeven_frame", "ranking_frame",
-           "timings_frame", "em_frame", "corpus_frame", "tables_csv", "markdown", "build_report", "write_report",
-           "pr_figures", "em_figures", "tree_svgs", "paper_applies", "workbench_report_html"]
+__all__ = ["ExperimentResult", "ResultError", "TABLES", "report_tables", "breakeven_by_classifier", "breakeven_frame",
+           "ranking_frame", "timings_frame", "em_frame", "corpus_frame", "tables_csv", "table_csv", "markdown",
+           "markdown_table", "build_report", "write_report", "pr_figures", "em_figures", "tree_svgs", "paper_applies",
+           "workbench_report_html"]
