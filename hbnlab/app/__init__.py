@@ -3,7 +3,7 @@
 * :mod:`hbnlab.pipeline.config` -- the one experiment config object (no Streamlit);
 * :mod:`hbnlab.app.state` -- session-state keys and the URL mirror of the config;
 * :mod:`hbnlab.app.services` -- cached loaders, the background job client, what pages call;
-* :mod:`hbnlab.app.analysis` -- the computations behind the pages (no Streamlit);
+* :mod:`hbnlab.app.views` -- the computations behind the pages, one module per page (no Streamlit);
 * :mod:`hbnlab.app.charts` -- plotly figures (no Streamlit);
 * :mod:`hbnlab.app.widgets` -- page frame, pickers, the live job table.
 

@@ -2,11 +2,11 @@
 
 Each function takes plain data (lists, arrays, data frames) and returns a ``plotly`` figure;
 none computes a measure -- the numbers come from :mod:`hbnlab.evaluation` via
-:mod:`hbnlab.app.analysis`.
+:mod:`hbnlab.app.views`.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd

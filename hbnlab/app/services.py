@@ -30,10 +30,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from hbnlab.app import analysis
-from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.app import views
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
+from hbnlab.pipeline.config import ExperimentConfig
 
 #: Group of every workbench job (one workspace per data home: a second tab sees the same jobs).
 JOB_GROUP = "workbench"
@@ -57,8 +57,8 @@ def runs_dir() -> Path:
 def _job_client(home: str):
     # One registry + runner per app process and data home.  hbnlab.jobs.local stops the
     # runner at interpreter exit (running jobs become "interrupted", resumable).
-    from hbnlab.jobs.registry import RunRegistry
     from hbnlab.jobs import get_runner
+    from hbnlab.jobs.registry import RunRegistry
 
     registry = RunRegistry(Path(home) / "runs")
     runner = get_runner(registry, backend="local", max_workers=MAX_WORKERS)
@@ -220,7 +220,7 @@ _CHECKED_UPLOADS: set = set()
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def corpus_overview(spec_json: str) -> dict:
-    return analysis.corpus_overview(_corpus(spec_json))
+    return views.corpus_overview(_corpus(spec_json))
 
 
 def overview(cfg: ExperimentConfig) -> dict:
@@ -234,7 +234,7 @@ def search_documents(cfg: ExperimentConfig, query: str = "", split: str = "all",
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _search(spec_json: str, query: str, split: str, limit: int) -> pd.DataFrame:
-    return analysis.search_documents(_corpus(spec_json), query, split=split, limit=limit)
+    return views.search_documents(_corpus(spec_json), query, split=split, limit=limit)
 
 
 @st.cache_resource(show_spinner=False, max_entries=6)
@@ -282,7 +282,7 @@ def current_label(cfg: ExperimentConfig) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _feature_table(key: str, label: str, n_features: int, scope: str) -> pd.DataFrame:
-    return analysis.feature_table(_experiment(key), label, n_features, scope)
+    return views.feature_table(_experiment(key), label, n_features, scope)
 
 
 def feature_table(cfg: ExperimentConfig, label: str) -> pd.DataFrame:
@@ -292,7 +292,7 @@ def feature_table(cfg: ExperimentConfig, label: str) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _feature_overview(key: str, n_features: int, scope: str) -> pd.DataFrame:
-    return analysis.selected_terms_overview(_experiment(key), n_features, scope)
+    return views.selected_terms_overview(_experiment(key), n_features, scope)
 
 
 def feature_overview(cfg: ExperimentConfig) -> pd.DataFrame:
@@ -303,8 +303,8 @@ def feature_overview(cfg: ExperimentConfig) -> pd.DataFrame:
 @st.cache_data(show_spinner=False, max_entries=256)
 def _structure(key: str, label: str, algorithm: str, B: int, alpha: float, n_features: int, scope: str) -> dict:
     tree = T.build_structure(_experiment(key), label, algorithm, B, alpha, n_features, scope)
-    return {"dot": analysis.stable_tree_dot(tree), "text": tree.to_text(), "tree": tree.to_dict(),
-            "summary": analysis.tree_summary(tree)}
+    return {"dot": views.stable_tree_dot(tree), "text": tree.to_text(), "tree": tree.to_dict(),
+            "summary": views.tree_summary(tree)}
 
 
 def structure(cfg: ExperimentConfig, label: str, algorithm: str | None = None) -> dict:
@@ -317,7 +317,7 @@ def structure(cfg: ExperimentConfig, label: str, algorithm: str | None = None) -
 
 def tree_dot(dot: str, left_to_right: bool) -> str:
     """DOT source laid out left to right (legible for wide trees) or top-down."""
-    return analysis.dot_layout(dot, "LR" if left_to_right else "TB")
+    return views.dot_layout(dot, "LR" if left_to_right else "TB")
 
 
 # --------------------------------------------------------------------------- trained models
@@ -345,14 +345,14 @@ def _outputs_key(job_id: int) -> str:
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _train_outputs(job_id: int, digest: str) -> analysis.TrainOutputs:
+def _train_outputs(job_id: int, digest: str) -> views.TrainOutputs:
     res = get_job(job_id).result
     cfg = ExperimentConfig.from_dict(res["config"])
     S, doc_ids, columns = _scores(digest)
-    return analysis.TrainOutputs.build(job_id, res, S, doc_ids, columns, experiment(cfg))
+    return views.TrainOutputs.build(job_id, res, S, doc_ids, columns, experiment(cfg))
 
 
-def train_outputs(job_id: int) -> analysis.TrainOutputs:
+def train_outputs(job_id: int) -> views.TrainOutputs:
     """Scores, labels and unit records of a finished train job, aligned with the experiment
     (cached, read-only)."""
     return _train_outputs(int(job_id), _outputs_key(job_id))
@@ -379,7 +379,7 @@ def em_traces(job_id: int) -> dict:
     return out
 
 
-def explain(job_id: int, unit_key: str, doc_id: str) -> analysis.Explanation:
+def explain(job_id: int, unit_key: str, doc_id: str) -> views.Explanation:
     """Why did the model of ``unit_key`` ("class|classifier") score ``doc_id`` as it did?"""
     out = train_outputs(job_id)
     unit = out.unit(unit_key)
@@ -387,19 +387,19 @@ def explain(job_id: int, unit_key: str, doc_id: str) -> analysis.Explanation:
     cfg = ExperimentConfig.from_dict(out.result["config"])
     data = experiment(cfg)
     doc = document(cfg, doc_id)
-    return analysis.explain_document(est, data, doc, label=unit["class"], classifier=unit["classifier"])
+    return views.explain_document(est, data, doc, label=unit["class"], classifier=unit["classifier"])
 
 
 # --------------------------------------------------------------------------- export
 def export_tables(job_id: int) -> dict[str, bytes]:
     """CSV files of a finished train job: breakeven, ranking measures, per-document scores."""
     out = train_outputs(job_id)
-    return analysis.export_tables(out)
+    return views.export_tables(out)
 
 
 def markdown_report(job_id: int) -> str:
     out = train_outputs(job_id)
-    return analysis.markdown_report(out, get_job(job_id))
+    return views.markdown_report(out, get_job(job_id))
 
 
 def html_report(job_id: int) -> str | None:
@@ -424,9 +424,9 @@ def _html_report(job_id: int, digest: str) -> str | None:
             est, _ = unit_model(u["model"])
             if getattr(est, "tree_", None) is not None:
                 trees[key] = est.tree_.to_dict()
-        return rep.build_report(analysis.experiment_result(out, traces, trees))
+        return rep.build_report(views.experiment_result(out, traces, trees))
     fn = getattr(rep, "workbench_report_html", None)
-    return None if fn is None else fn(analysis.report_payload(out, get_job(job_id)))
+    return None if fn is None else fn(views.report_payload(out, get_job(job_id)))
 
 
 def clear_caches() -> None:
@@ -470,7 +470,7 @@ def parse_alpha_values(text: str, clustering: str) -> list[float]:
 
 
 def tuning_cells(job_id: int) -> pd.DataFrame:
-    return analysis.tuning_frame(get_job(job_id).result)
+    return views.tuning_frame(get_job(job_id).result)
 
 
 def config_with_cell(result: dict) -> ExperimentConfig:

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from hbnlab.app import analysis, services, state
+from hbnlab.app import services, state, views
 from hbnlab.pipeline.config import ExperimentConfig
 
 ACTIVE = ("queued", "running")
@@ -31,7 +31,7 @@ def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
 
 def corpus_description(cfg: ExperimentConfig) -> str:
     if cfg.corpus == "synthetic":
-        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents) — {analysis.SYNTHETIC_BADGE}"
+        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents) — {views.SYNTHETIC_BADGE}"
     if cfg.corpus == "reuters":
         return "Reuters-21578 ModApte"
     return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
@@ -57,7 +57,7 @@ def sidebar_status(cfg: ExperimentConfig) -> None:
 def synthetic_notice(synthetic: bool) -> None:
     """The banner every view of synthetic data carries."""
     if synthetic:
-        st.warning(f"{analysis.SYNTHETIC_BADGE}: documents are drawn from a planted hierarchical model "
+        st.warning(f"{views.SYNTHETIC_BADGE}: documents are drawn from a planted hierarchical model "
                    "with pseudo-words; numbers here say nothing about real text.", icon=":material/science:")
 
 
@@ -183,7 +183,7 @@ def job_table(*, kind: str | None = None, key: str = "jobs", actions: bool = Tru
         if not records:
             st.caption("No jobs yet.")
             return
-        df = analysis.jobs_frame(records)
+        df = views.jobs_frame(records)
         st.dataframe(df, hide_index=True, key=f"{key}_df", column_config={
             "progress": st.column_config.ProgressColumn("progress", min_value=0.0, max_value=1.0, format="percent"),
             "what": st.column_config.TextColumn("what", width="medium"),

@@ -192,7 +192,7 @@ class EMData:
     n_documents: int
 
     @classmethod
-    def from_documents(cls, tree: TreeStructure, X, y, sample_weight=None) -> "EMData":
+    def from_documents(cls, tree: TreeStructure, X, y, sample_weight=None) -> EMData:
         y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"y must be a 1-D vector of 0/1 labels, got shape {y.shape}")

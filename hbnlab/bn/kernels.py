@@ -167,7 +167,7 @@ class _HBNNode:
     idx: np.ndarray = None         # (P_i, X) full configuration index ("gather")
     ST: sp.csr_matrix = None       # (2**k, P_i * X) scatter matrix for expected counts ("gather")
     Seg: sp.csr_matrix = None      # (P_i, P) sums patterns into sub-patterns
-    split: "_Split" = None         # index arrays of mode "split"
+    split: _Split = None         # index arrays of mode "split"
 
     @property
     def h(self) -> int:

@@ -136,11 +136,11 @@ class TreeParameters:
 
     # ------------------------------------------------------------------ builders
     @classmethod
-    def uniform(cls, tree: TreeStructure) -> "TreeParameters":
+    def uniform(cls, tree: TreeStructure) -> TreeParameters:
         """Every row 0.5 / 0.5."""
         return cls(tree, [np.full(cpt_shape(tree, i), 0.5) for i in range(tree.n_nodes)])
 
-    def replace(self, i: int, table) -> "TreeParameters":
+    def replace(self, i: int, table) -> TreeParameters:
         """A copy with the table of node ``i`` replaced."""
         cpts = list(self.cpts)
         cpts[i] = table
@@ -156,7 +156,7 @@ class TreeParameters:
         }
 
     @classmethod
-    def from_dict(cls, d: dict, tree: TreeStructure | None = None) -> "TreeParameters":
+    def from_dict(cls, d: dict, tree: TreeStructure | None = None) -> TreeParameters:
         """Inverse of :meth:`to_dict`; ``tree`` overrides the stored tree (it must fit the tables)."""
         if "cpts" not in d:
             raise ParameterError("tree parameters: missing field 'cpts'")

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-
-
 CLASS, HIDDEN, FEATURE = "class", "hidden", "feature"
 DIRECTIONS = ("hbn", "hnb")
 
@@ -189,7 +187,7 @@ class TreeStructure:
             out.append(self.feature[c] if self.kind[c] == FEATURE else self.to_nested(c))
         return out
 
-    def with_direction(self, direction: str) -> "TreeStructure":
+    def with_direction(self, direction: str) -> TreeStructure:
         return TreeStructure(self.up, self.kind, self.feature, self.names, direction, self.B)
 
     def to_dict(self) -> dict:
@@ -203,7 +201,7 @@ class TreeStructure:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TreeStructure":
+    def from_dict(cls, d: dict) -> TreeStructure:
         try:
             return cls(d["up"], d["kind"], d["feature"], d["names"], d.get("direction", "hbn"), d.get("B"))
         except KeyError as e:

@@ -31,8 +31,7 @@ from hbnlab.export.bn_formats import (
     network_from_model,
 )
 from hbnlab.export.model_io import load_model, save_model
-from hbnlab.export.report import RESULT_FORMAT, ExperimentResult, breakeven_frame, write_report
-from hbnlab.export.report import _md_table as markdown_table
+from hbnlab.export.report import RESULT_FORMAT, ExperimentResult, breakeven_frame, markdown_table, write_report
 from hbnlab.models.catalog import is_tree_learner, learner, learner_names
 from hbnlab.pipeline.data import prepare
 from hbnlab.pipeline.fit import fit_unit

@@ -8,9 +8,9 @@ from hbnlab.clustering.dep import (
     improve_clustering,
     independence_pvalues,
 )
-from hbnlab.clustering.orclust import cluster_features_or, or_cluster_statistics
 from hbnlab.clustering.distributional import agglomerate_words, distributional_word_clusters
 from hbnlab.clustering.mdl import MDLResult, mdl_word_groups
+from hbnlab.clustering.orclust import cluster_features_or, or_cluster_statistics
 
 __all__ = [
     "CLUSTERINGS",

@@ -135,7 +135,7 @@ def validate_y(y, n_documents: int) -> np.ndarray:
     if y.shape[0] != n_documents:
         raise ValueError(f"X has {n_documents} rows but y has {y.shape[0]} labels")
     values = np.unique(y)
-    if not set(values.tolist()) <= {0, 1, False, True}:
+    if not set(values.tolist()) <= {0, 1}:
         raise ValueError(f"y must hold binary labels 0/1, got values {values[:5].tolist()}")
     return y.astype(np.float64)
 

@@ -13,7 +13,7 @@ not depend on a user-registered clustering returning singletons when it has noth
 from __future__ import annotations
 
 import numbers
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -11,8 +11,8 @@ line or field.
 * :func:`make_synthetic_corpus`: documents from a known hierarchical model with planted word
   groups (the default corpus of the workbench).
 """
-from .base import Corpus, CorpusError, Document
 from ._common import DEFAULT_MAX_BYTES
+from .base import Corpus, CorpusError, Document
 from .fetch import DEFAULT_URL, default_data_home, fetch_reuters21578
 from .readers import load_corpus, load_upload, read_folder_per_class, read_table, read_zip
 from .reuters import load_reuters21578, modapte_counts, train0_validation_split

@@ -6,7 +6,7 @@ Every helper raises :class:`~hbnlab.corpus.base.CorpusError` whose message names
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -143,5 +143,5 @@ class Corpus:
             "per_category": per_cat,
         }
 
-    def subset(self, documents: Iterable[Document], name: str | None = None) -> "Corpus":
+    def subset(self, documents: Iterable[Document], name: str | None = None) -> Corpus:
         return Corpus(name or self.name, tuple(documents), self.synthetic, dict(self.meta))

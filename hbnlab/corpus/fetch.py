@@ -23,9 +23,9 @@ import tarfile
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path, PurePosixPath
-from typing import Callable, Mapping
 
 from .base import CorpusError
 

@@ -32,10 +32,10 @@ import json
 import os
 import stat
 import zipfile
+from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator, Mapping
+from typing import Any
 
-from .base import Corpus, CorpusError, Document
 from ._common import (
     DEFAULT_MAX_BYTES,
     check_labels_trained,
@@ -46,6 +46,7 @@ from ._common import (
     has_letters,
     seeded_split,
 )
+from .base import Corpus, CorpusError, Document
 from .fetch import is_safe_member_name
 from .reuters import REUTERS_FILES, _read_reuters_files
 

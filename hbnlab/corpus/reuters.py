@@ -58,12 +58,12 @@ documents") is :func:`train0_validation_split`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
 
-from .base import Corpus, CorpusError, Document
 from ._common import has_letters
+from .base import Corpus, CorpusError, Document
 
 #: The 22 files of Distribution 1.0.
 REUTERS_FILES = tuple(f"reut2-{i:03d}.sgm" for i in range(22))

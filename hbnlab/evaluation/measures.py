@@ -18,7 +18,7 @@ cumulative sums; the tests keep loop versions as oracles.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ def _check_binary_vector(y, name: str = "y_true") -> np.ndarray:
     if y.ndim != 1:
         raise ValueError(f"{name} must be a 1-D vector of 0/1 labels, got shape {y.shape}")
     values = np.unique(y)
-    if not set(values.tolist()) <= {0, 1, False, True}:
+    if not set(values.tolist()) <= {0, 1}:
         raise ValueError(f"{name} must hold binary labels 0/1, got values {values[:5].tolist()}")
     return y.astype(bool)
 
@@ -62,7 +62,7 @@ def _check_matrices(Y, S) -> tuple[np.ndarray, np.ndarray]:
     if Y.shape != S.shape:
         raise ValueError(f"Y has shape {Y.shape} but S has shape {S.shape}")
     values = np.unique(Y)
-    if not set(values.tolist()) <= {0, 1, False, True}:
+    if not set(values.tolist()) <= {0, 1}:
         raise ValueError(f"Y must hold binary labels 0/1, got values {values[:5].tolist()}")
     if not np.all(np.isfinite(S)):
         i, j = np.argwhere(~np.isfinite(S))[0]

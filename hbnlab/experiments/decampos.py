@@ -188,8 +188,7 @@ def category_ranking_micro_breakeven(Y, S) -> float:
 
 def evaluate_scores(Y, S) -> dict:
     """The nine measures of de Campos et al. in percent for labels ``Y`` and scores ``S``."""
-    from hbnlab.evaluation import (eleven_point_average_precision, f1_at_k, macro_breakeven,
-                                   micro_breakeven)
+    from hbnlab.evaluation import eleven_point_average_precision, f1_at_k, macro_breakeven, micro_breakeven
 
     out = {"micro": micro_breakeven(Y, S), "macro": macro_breakeven(Y, S),
            "av11": eleven_point_average_precision(Y, S)}

@@ -10,8 +10,16 @@
 * :mod:`hbnlab.export.atomic`, :mod:`hbnlab.export.render` -- atomic writes, Graphviz SVG.
 """
 from hbnlab.export.bn_formats import BNExportError, DiscreteNetwork, export_bn, network_from_model
-from hbnlab.export.model_io import (FORMAT_VERSION, LoadedModel, LoadLimits, ModelFileError, TextPipeline, load_model,
-                                    model_to_bytes, save_model)
+from hbnlab.export.model_io import (
+    FORMAT_VERSION,
+    LoadedModel,
+    LoadLimits,
+    ModelFileError,
+    TextPipeline,
+    load_model,
+    model_to_bytes,
+    save_model,
+)
 
 _REPORT = ("ExperimentResult", "build_report", "tables_csv", "markdown", "write_report", "workbench_report_html")
 

@@ -51,7 +51,7 @@ ROW_SUM_ATOL = 1e-9
 RESERVED = frozenset({
     "network", "variable", "probability", "property", "table", "default", "discrete", "type",
     "net", "node", "potential", "data", "states", "label", "position", "class", "continuous", "decision",
-    "utility", "function", "discrete", "true", "false", "and", "or", "not", "if", "min", "max", "bif",
+    "utility", "function", "true", "false", "and", "or", "not", "if", "min", "max", "bif",
     "given", "for", "outcome", "definition", "name", "nature", "interval", "subtype", "number", "boolean",
     "numbered", "temporal", "model", "experience", "fading",
 })

@@ -31,12 +31,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from hbnlab._validation import HbnlabError
+from hbnlab.export.model_io import library_versions, plain_json
+
 RESULT_FORMAT = "hbnlab-experiment-result"
 RESULT_VERSION = 1
 REUTERS_NAME = "reuters21578-modapte"
 
 
-class ResultError(ValueError):
+class ResultError(HbnlabError, ValueError):
     """An experiment result is malformed; the message names the field."""
 
 
@@ -106,12 +109,10 @@ class ExperimentResult:
         if not self.created:
             self.created = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         if not self.versions:
-            from hbnlab.export.model_io import library_versions
-
             self.versions = library_versions()
         self.validate()
 
-    def validate(self) -> "ExperimentResult":
+    def validate(self) -> ExperimentResult:
         """Check shapes and names; raises :class:`ResultError` naming the field."""
         if len(set(self.categories)) != len(self.categories):
             raise ResultError("categories: a category is listed twice")
@@ -145,21 +146,19 @@ class ExperimentResult:
     # ------------------------------------------------------------------ JSON
     def to_dict(self) -> dict:
         """Plain JSON data (models are left out; floats are exact: JSON keeps 17 digits)."""
-        from hbnlab.export.model_io import _plain
-
         return {
             "format": RESULT_FORMAT, "format_version": RESULT_VERSION, "title": self.title, "created": self.created,
             "stage": self.stage, "categories": list(self.categories), "classifiers": list(self.classifiers),
             "doc_ids": [str(d) for d in self.doc_ids], "labels": self.labels.astype(int).tolist(),
             "scores": {k: v.tolist() for k, v in self.scores.items()},
-            "settings": _plain(self.settings), "corpus": _plain(self.corpus),
-            "classifier_specs": _plain(self.classifier_specs), "timings": _plain(self.timings),
-            "em_traces": _plain(self.em_traces), "trees": _plain(self.trees), "paper": _plain(self.paper),
-            "versions": _plain(self.versions),
+            "settings": plain_json(self.settings), "corpus": plain_json(self.corpus),
+            "classifier_specs": plain_json(self.classifier_specs), "timings": plain_json(self.timings),
+            "em_traces": plain_json(self.em_traces), "trees": plain_json(self.trees), "paper": plain_json(self.paper),
+            "versions": plain_json(self.versions),
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ExperimentResult":
+    def from_dict(cls, d: dict) -> ExperimentResult:
         if not isinstance(d, dict):
             raise ResultError(f"expected a JSON object, got {type(d).__name__}")
         if d.get("format") != RESULT_FORMAT:
@@ -193,7 +192,7 @@ class ExperimentResult:
         return write_text_atomic(Path(path), self.to_json())
 
     @classmethod
-    def load(cls, path) -> "ExperimentResult":
+    def load(cls, path) -> ExperimentResult:
         p = Path(path)
         try:
             d = json.loads(p.read_text(encoding="utf-8"))
@@ -230,20 +229,50 @@ def paper_applies(result: ExperimentResult) -> bool:
     return result.corpus.get("name") == REUTERS_NAME and result.stage == "test"
 
 
+def breakeven_by_classifier(labels, scores: dict, categories, references: dict | None = None, *,
+                            reference_column: str = "{} (thesis)", index_name: str = "category") -> pd.DataFrame:
+    """Breakeven in percent (thesis sec. 4.1.3): rows = categories, ``micro``, ``macro``; a column
+    per classifier, each followed by its reference values where ``references`` has them.
+
+    Parameters
+    ----------
+    labels : array of bool, shape (n_documents, n_categories)
+    scores : dict str -> array, shape (n_documents, n_categories)
+        Per classifier (in column order), P(class | document).
+    categories : list of str
+    references : dict str -> dict, optional
+        Per classifier, ``{"per_class": {category: value}, "micro": .., "macro": ..}`` (a thesis
+        Table 4.10 row); a classifier without one (or with None) gets no reference column, a
+        category missing from ``per_class`` gets NaN.
+    reference_column : str, default "{} (thesis)"
+        Name of the reference column; ``{}`` is the classifier.
+    index_name : str, default "category"
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    from hbnlab.evaluation import breakeven_table
+
+    categories = [str(c) for c in categories]
+    idx = categories + ["micro", "macro"]
+    cols = {}
+    for c, S in scores.items():
+        cols[c] = breakeven_table(labels, S, categories)["breakeven"].reindex(idx).to_numpy()
+        ref = (references or {}).get(c)
+        if ref:
+            per = ref.get("per_class") or {}
+            cols[reference_column.format(c)] = np.array([per.get(k, np.nan) for k in categories]
+                                                        + [ref.get("micro", np.nan), ref.get("macro", np.nan)],
+                                                        dtype=float)
+    return pd.DataFrame(cols, index=pd.Index(idx, name=index_name))
+
+
 def breakeven_frame(result: ExperimentResult) -> pd.DataFrame:
     """Breakeven in percent: rows = categories, ``micro``, ``macro``; a column per classifier,
     followed by ``<classifier> (thesis)`` where the thesis reports that row (Table 4.10)."""
-    be = result.breakeven()
-    idx = result.categories + ["micro", "macro"]
-    cols = {}
-    for c in result.classifiers:
-        cols[c] = be[c].reindex(idx).to_numpy()
-        ref = result.paper.get(c) if paper_applies(result) else None
-        if ref:
-            per = ref.get("per_class") or {}
-            cols[f"{c} (thesis)"] = np.array([per.get(k, np.nan) for k in result.categories]
-                                             + [ref.get("micro", np.nan), ref.get("macro", np.nan)], dtype=float)
-    df = pd.DataFrame(cols, index=pd.Index(idx, name="category"))
+    df = breakeven_by_classifier(result.labels, {c: result.scores[c] for c in result.classifiers},
+                                 result.categories, result.paper if paper_applies(result) else None)
     df.insert(0, "n_positive", list(result.labels.sum(axis=0).astype(int)) + [int(result.labels.sum())] * 2)
     return df
 
@@ -336,15 +365,33 @@ def report_tables(result: ExperimentResult) -> dict:
 
 def tables_csv(result: ExperimentResult) -> dict:
     """The report's tables as CSV text, ``{"breakeven.csv": "...", ...}``."""
-    out = {}
-    for name, df in report_tables(result).items():
-        keep_index = not isinstance(df.index, pd.RangeIndex)
-        out[f"{name}.csv"] = df.to_csv(index=keep_index, float_format="%.4f")
-    return out
+    return {f"{name}.csv": table_csv(df) for name, df in report_tables(result).items()}
 
 
-def _md_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
-    if not isinstance(df.index, pd.RangeIndex):
+def table_csv(df: pd.DataFrame) -> str:
+    """One table as CSV text: floats with four decimals, the index kept unless it is a plain
+    ``RangeIndex`` (row numbers)."""
+    keep_index = not isinstance(df.index, pd.RangeIndex)
+    return df.to_csv(index=keep_index, float_format="%.4f")
+
+
+def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
+    """A GitHub-flavoured Markdown table (no dependency on ``tabulate``).
+
+    A named or non-``RangeIndex`` index becomes the first column; NaN prints as an empty cell,
+    other floats through ``floatfmt``; ``|`` is escaped and a line break becomes a space so every
+    row stays one line.  A table without rows is ``_(none)_``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"NB": [91.25, np.nan]}, index=pd.Index(["earn", "micro"], name="class"))
+    >>> print(markdown_table(df))
+    | class | NB |
+    | --- | --- |
+    | earn | 91.2 |
+    | micro |  |
+    """
+    if df.index.name or not isinstance(df.index, pd.RangeIndex):
         df = df.reset_index()
     if df.empty:
         return "_(none)_"
@@ -368,7 +415,7 @@ def markdown(result: ExperimentResult) -> str:
         lines += ["> **Synthetic corpus.** These numbers describe generated documents, not real text.", ""]
     fmt = {"timings": "{:.3f}", "em": "{:.2f}"}
     for name, title in TABLES.items():
-        lines += [f"## {title}", "", _md_table(tables[name], fmt.get(name, "{:.1f}")), ""]
+        lines += [f"## {title}", "", markdown_table(tables[name], fmt.get(name, "{:.1f}")), ""]
     if paper_applies(result) and result.paper:
         lines += ["Columns marked `(thesis)` are Karčiauskas (2002), Table 4.10, printed beside ours.", ""]
     return "\n".join(lines)
@@ -583,7 +630,7 @@ def write_report(result: ExperimentResult, path, **kwargs) -> dict:
 
 # =========================================================================== workbench hook
 def workbench_report_html(payload: dict) -> str:
-    """HTML report of a workbench training job from ``hbnlab.app.analysis.report_payload`` (the
+    """HTML report of a workbench training job from ``hbnlab.app.views.export.report_payload`` (the
     Export page's hook): its settings and tables, self-contained (the payload holds no per-document
     scores, so there are no PR curves; build an :class:`ExperimentResult` for those)."""
     esc = html.escape
@@ -612,14 +659,13 @@ def workbench_report_html(payload: dict) -> str:
     if payload.get("models"):
         parts.append('<section id="models"><h2>Models</h2>'
                      + _table_html(pd.DataFrame(payload["models"]), "models", "{:.3f}") + "</section>")
-    from hbnlab.export.model_io import library_versions
-
     parts.append('<section id="versions"><h2>Versions</h2>' + _table_html(_kv_frame(library_versions(), "versions"),
                                                                          "versions") + "</section>")
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-__all__ = ["ExperimentResult", "ResultError", "TABLES", "report_tables", "breakeven_frame", "ranking_frame",
-           "timings_frame", "em_frame", "corpus_frame", "tables_csv", "markdown", "build_report", "write_report",
-           "pr_figures", "em_figures", "tree_svgs", "paper_applies", "workbench_report_html"]
+__all__ = ["ExperimentResult", "ResultError", "TABLES", "report_tables", "breakeven_by_classifier", "breakeven_frame",
+           "ranking_frame", "timings_frame", "em_frame", "corpus_frame", "tables_csv", "table_csv", "markdown",
+           "markdown_table", "build_report", "write_report", "pr_figures", "em_figures", "tree_svgs", "paper_applies",
+           "workbench_report_html"]

@@ -55,7 +55,7 @@ def _label_matrix(Y, n_docs: int) -> np.ndarray:
     if Y.shape[0] != n_docs:
         raise ValueError(f"X has {n_docs} rows but Y has {Y.shape[0]}")
     values = np.unique(Y)
-    if not set(values.tolist()) <= {0, 1, False, True}:
+    if not set(values.tolist()) <= {0, 1}:
         raise ValueError(f"Y must hold 0/1 (bool) labels, got values {values[:5].tolist()}")
     return Y.astype(bool)
 

@@ -61,7 +61,7 @@ class HNBModel:
     state_map: list = field(default_factory=list)
 
     @classmethod
-    def naive_bayes(cls, n_features: int) -> "HNBModel":
+    def naive_bayes(cls, n_features: int) -> HNBModel:
         return cls(n_features, [-1] * n_features, [2] * n_features, [], [])
 
     @property
@@ -72,14 +72,14 @@ class HNBModel:
     def n_vars(self) -> int:
         return self.n_features + self.n_latents
 
-    def copy(self) -> "HNBModel":
+    def copy(self) -> HNBModel:
         return HNBModel(self.n_features, list(self.parent), list(self.card), list(self.kids),
                         [m.copy() for m in self.state_map])
 
     def class_children(self) -> list[int]:
         return [v for v in range(self.n_vars) if self.parent[v] == -1]
 
-    def with_latent(self, a: int, b: int, state_map: np.ndarray) -> "HNBModel":
+    def with_latent(self, a: int, b: int, state_map: np.ndarray) -> HNBModel:
         """A new model with latent L over children a, b of the class (L becomes a class child)."""
         if self.parent[a] != -1 or self.parent[b] != -1 or a == b:
             raise ValueError(f"variables {a} and {b} must be two distinct children of the class")

@@ -22,7 +22,6 @@ from hbnlab.bn import inference as _inf
 from hbnlab.bn.structure import TreeStructure
 from hbnlab.models.base import BinaryTextClassifier
 
-
 #: finite stand-in for an infinite class log-odds in ``decision_function``
 LOG_ODDS_CAP = 1e6
 

@@ -96,7 +96,7 @@ class MultiLabelTextClassifier(BaseEstimator):
         if Y.shape[1] == 0:
             raise ValueError("Y has 0 class columns; at least 1 is required")
         values = np.unique(Y)
-        if not set(values.tolist()) <= {0, 1, False, True}:
+        if not set(values.tolist()) <= {0, 1}:
             raise ValueError(f"Y must hold 0/1 or bool labels, got values {values[:5].tolist()}")
         Y = Y.astype(bool)
         pos = Y.sum(axis=0)

@@ -23,8 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from hbnlab.models.base import BinaryTextClassifier
-from hbnlab.models.multinomial_nb import (MultiLabelTextClassifier, _CountTags, as_count_matrix,
-                                         class_term_counts)
+from hbnlab.models.multinomial_nb import MultiLabelTextClassifier, _CountTags, as_count_matrix, class_term_counts
 
 __all__ = ["NoisyORClassifier", "NoisyORBinaryClassifier", "noisy_or_weights", "WEIGHT_METHODS"]
 

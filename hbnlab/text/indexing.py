@@ -21,8 +21,8 @@ cache of normalised forms, and the matrix is assembled once from flat index arra
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -99,7 +99,7 @@ class IndexingConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "IndexingConfig":
+    def from_dict(cls, d: dict) -> IndexingConfig:
         """Inverse of :meth:`to_dict`; unknown keys are an error naming them."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
@@ -151,6 +151,57 @@ class TermIndexer(BaseEstimator):
 
     def __init__(self, config: IndexingConfig | None = None):
         self.config = config
+
+    @classmethod
+    def from_vocabulary(cls, config: IndexingConfig | None, vocabulary: Sequence[str]) -> TermIndexer:
+        """A fitted indexer over a given vocabulary, without training texts.
+
+        :meth:`transform` then maps texts exactly as an indexer fitted (with the same ``config``)
+        on a corpus whose vocabulary is ``vocabulary``; this is how a saved model file rebuilds
+        its text pipeline from the stored settings and terms.
+
+        Parameters
+        ----------
+        config : IndexingConfig or None
+            The tokenisation, stop words, stemming and binary/count settings (``min_df`` and
+            ``max_features`` act only in :meth:`fit`, so they do not matter here).
+        vocabulary : sequence of str
+            Column ``j`` of every matrix is ``vocabulary[j]``; any order, each term once.
+
+        Returns
+        -------
+        TermIndexer
+            With ``vocabulary_`` and ``term_index_`` from ``vocabulary``; no training documents
+            are known, so ``document_frequency_`` is all zeros and ``n_documents_`` is 0.
+
+        Raises
+        ------
+        ValueError
+            If a term is not a string or is listed twice.
+
+        Examples
+        --------
+        >>> ix = TermIndexer.from_vocabulary(IndexingConfig(), ["hat", "cat"])
+        >>> ix.transform(["The cat sat.", "A hat"]).toarray()
+        array([[0., 1.],
+               [1., 0.]])
+        """
+        if isinstance(vocabulary, str):
+            raise ValueError("vocabulary must be a sequence of terms, got a single str")
+        vocabulary = list(vocabulary)
+        term_index = {}
+        for j, t in enumerate(vocabulary):
+            if not isinstance(t, str):
+                raise ValueError(f"vocabulary[{j}] must be a str, got {type(t).__name__} {t!r}")
+            if t in term_index:
+                raise ValueError(f"vocabulary[{j}] = {t!r} repeats vocabulary[{term_index[t]}]")
+            term_index[t] = j
+        ix = cls(config)
+        ix.vocabulary_ = vocabulary
+        ix.term_index_ = term_index
+        ix.document_frequency_ = np.zeros(len(vocabulary), dtype=np.int64)
+        ix.n_documents_ = 0
+        return ix
 
     # ------------------------------------------------------------------ normalisation
     @property
@@ -263,7 +314,7 @@ class TermIndexer(BaseEstimator):
             X.data[:] = 1.0
         return X
 
-    def fit(self, texts: Sequence[str], y=None) -> "TermIndexer":
+    def fit(self, texts: Sequence[str], y=None) -> TermIndexer:
         """Learn the vocabulary from training texts."""
         self.fit_transform(texts)
         return self

@@ -16,7 +16,7 @@ comments), read with :mod:`importlib.resources`.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 STOPLIST_NAMES = ("thesis", "smart", "sklearn", "none")
@@ -32,7 +32,7 @@ def read_word_list(text: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_stopwords(name: str) -> frozenset:
     """The named stop list as a frozenset of lower-case words.
 

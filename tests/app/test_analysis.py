@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hbnlab.app import analysis as A
-from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.app import views as A
 from hbnlab.corpus import Corpus, Document
+from hbnlab.export.report import markdown_table
 from hbnlab.pipeline import tasks as T
+from hbnlab.pipeline.config import ExperimentConfig
 
 
 def _doc(i, text, labels, split="train"):
@@ -212,7 +213,7 @@ def test_jobs_frame_and_progress_text():
 
 def test_markdown_table_and_exports():
     df = pd.DataFrame({"NB": [91.25, np.nan]}, index=pd.Index(["earn", "micro"], name="class"))
-    assert A.markdown_table(df) == "| class | NB |\n| --- | --- |\n| earn | 91.2 |\n| micro |  |"
+    assert markdown_table(df) == "| class | NB |\n| --- | --- |\n| earn | 91.2 |\n| micro |  |"
     out = _random_outputs()
     files = A.export_tables(out)
     assert set(files) == {"breakeven.csv", "ranking_measures.csv", "models.csv", "test_scores.csv"}

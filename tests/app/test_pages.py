@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from app_testutil import frame_with, no_exceptions, wait_for_jobs
 
 PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "export"]

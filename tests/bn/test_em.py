@@ -3,12 +3,12 @@ by hand, monotone log-likelihood, planted-structure recovery, determinism, the s
 progress / cancellation and the zero-count rule."""
 import json
 
+import bn_oracle as O
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bn_oracle as O
 from hbnlab.bn import em
 from hbnlab.bn import inference as I
 from hbnlab.bn import kernels as K

@@ -1,12 +1,12 @@
 """Exact inference (hbnlab.bn.inference) against hand-computed values and brute-force enumeration
 of the joint distribution on random small trees (hypothesis), both arc directions."""
+import bn_oracle as O
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bn_oracle as O
 from hbnlab.bn import inference as I
 from hbnlab.bn.params import TreeParameters
 from hbnlab.bn.structure import TreeStructure

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
+from corpus_fakes import sgm_record, write_fake_reuters
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,8 +19,6 @@ from hbnlab.corpus import (
     train0_validation_split,
 )
 from hbnlab.corpus.reuters import REUTERS_FILES, decode_sgml, parse_reuters_date, parse_reuters_sgml
-
-from corpus_fakes import sgm_record, write_fake_reuters
 
 
 # ------------------------------------------------------------------------- entities

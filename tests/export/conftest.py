@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from export_helpers import LEARNERS, fit_learner
 
 

@@ -7,14 +7,23 @@ import warnings
 
 import numpy as np
 import pytest
+from export_helpers import BN_ROWS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from export_helpers import BN_ROWS
-from hbnlab.export.bn_formats import (FORMAT_SUFFIX, BNExportError, DiscreteNetwork, NameAllocator,
-                                      brute_force_class_posterior, class_variable_name, export_bn,
-                                      feature_variable_names, network_from_model, network_from_tree_parameters,
-                                      sanitize_name)
+from hbnlab.export.bn_formats import (
+    FORMAT_SUFFIX,
+    BNExportError,
+    DiscreteNetwork,
+    NameAllocator,
+    brute_force_class_posterior,
+    class_variable_name,
+    export_bn,
+    feature_variable_names,
+    network_from_model,
+    network_from_tree_parameters,
+    sanitize_name,
+)
 from hbnlab.export.model_io import load_model, model_to_bytes
 
 gum = pytest.importorskip("pyagrum")
@@ -339,8 +348,8 @@ def test_reuters_hbn_or_trade_exports_and_agrees(reuters_corpus, tmp_path):
     """The thesis's set-up (Reuters-21578 ModApte, trade, 30 IG terms, HBN-OR with B=9,
     alpha=0.09; 4 EM restarts to stay quick): the exported network agrees with hbnlab on 200 test
     documents in pyAgrum (XMLBIF) to 1e-9."""
-    from hbnlab.models.catalog import make_classifier
     from hbnlab.features import score_terms
+    from hbnlab.models.catalog import make_classifier
     from hbnlab.text import IndexingConfig, index_corpus
 
     ic = index_corpus(reuters_corpus, IndexingConfig(), categories=["trade"])

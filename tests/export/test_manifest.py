@@ -6,8 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from hbnlab.experiments.manifest import (ClassifierSpec, CorpusSpec, ExperimentManifest, ManifestError,
-                                         run_manifest)
+from hbnlab.experiments.manifest import ClassifierSpec, CorpusSpec, ExperimentManifest, ManifestError, run_manifest
 from hbnlab.export.report import ExperimentResult
 from hbnlab.text import IndexingConfig
 

@@ -7,10 +7,18 @@ import zipfile
 
 import numpy as np
 import pytest
-
 from export_helpers import LEARNERS
-from hbnlab.export.model_io import (FORMAT_NAME, FORMAT_VERSION, REGISTRY, LoadedModel, ModelFileError, load_model,
-                                    model_to_bytes, save_model)
+
+from hbnlab.export.model_io import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    REGISTRY,
+    LoadedModel,
+    ModelFileError,
+    load_model,
+    model_to_bytes,
+    save_model,
+)
 from hbnlab.text import IndexingConfig
 
 

@@ -11,8 +11,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hbnlab.models.kdb import (KDependenceBNClassifier, class_mutual_information,
-                               conditional_mutual_information)
+from hbnlab.models.kdb import KDependenceBNClassifier, class_mutual_information, conditional_mutual_information
 
 
 def _random(seed, n=80, m=12, p=0.3):

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from hbnlab.models.or_gate import (LOG_FLOOR, NoisyORBinaryClassifier, NoisyORClassifier,
-                                   noisy_or_weights)
 from hbnlab.models.multinomial_nb import class_term_counts
+from hbnlab.models.or_gate import LOG_FLOOR, NoisyORBinaryClassifier, NoisyORClassifier, noisy_or_weights
 
 # The three-document corpus of the golden tests: 3 terms, 2 classes (single-label).
 X3 = np.array([[2, 1, 0],

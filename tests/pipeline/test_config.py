@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hbnlab.pipeline.config import ALPHA_RANGE, CLASSIFIERS, STRUCTURE_ALGORITHMS, ExperimentConfig, clustering_of
 from hbnlab.experiments import paper_values as pv
+from hbnlab.pipeline.config import ALPHA_RANGE, CLASSIFIERS, STRUCTURE_ALGORITHMS, ExperimentConfig, clustering_of
 
 
 def test_defaults_are_the_thesis_settings():

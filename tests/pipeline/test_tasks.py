@@ -36,7 +36,7 @@ def _spec(kind, params):
 
 
 def test_core_modules_do_not_import_streamlit():
-    code = ("import sys, hbnlab.pipeline.tasks, hbnlab.pipeline.config, hbnlab.app.analysis, hbnlab.app.charts; "
+    code = ("import sys, hbnlab.pipeline.tasks, hbnlab.pipeline.config, hbnlab.app.views, hbnlab.app.charts; "
             "print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -214,7 +214,7 @@ def test_em_progress_fields_and_live_trace():
     # 1 unit done + max(10/100 iterations, 2/8 restarts converged) of the second, over 4 units
     assert last["fraction"] == pytest.approx((1 + 0.25) / 4)
     assert ctx.traces == {"alpha|HBN-OR": [(10, -4.0)]}
-    from hbnlab.app.analysis import progress_text
+    from hbnlab.app.views import progress_text
 
     assert progress_text(last) == ("unit 2/4: HBN-OR · alpha · 6 of 8 EM restarts running, 2 converged · "
                                    "iteration 10 · log-lik -4.00")

@@ -17,9 +17,9 @@ def test_reuters_has_the_thesis_90_categories(reuters_corpus):
 
 def test_reuters_final_only_sweep_matches_direct_fits(reuters_corpus, tmp_path):
     from hbnlab.evaluation import breakeven_point
+    from hbnlab.jobs import LocalProcessRunner
     from hbnlab.models.catalog import make_classifier
     from hbnlab.pipeline.data import prepare
-    from hbnlab.jobs import LocalProcessRunner
 
     config = sw.SweepConfig(categories=("earn", "trade", "income"), clusterings=("avg", "dep"), final_only=True,
                             n_restarts=8, random_state=0)

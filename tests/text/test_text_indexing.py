@@ -6,6 +6,7 @@ import pickle
 import re
 import time
 from collections import Counter
+from dataclasses import FrozenInstanceError
 
 import numpy as np
 import pytest
@@ -196,6 +197,45 @@ def test_binary_is_presence_of_counts():
     np.testing.assert_array_equal((Xc.toarray() > 0).astype(float), Xb.toarray())
 
 
+# --------------------------------------------------------------------------- from_vocabulary
+@settings(max_examples=100, deadline=None)
+@given(train=TEXTS, test=TEXTS, cfg=CONFIGS)
+def test_from_vocabulary_transforms_as_the_fitted_indexer(train, test, cfg):
+    """Two routes to the same matrix: fit on a corpus, or rebuild from its vocabulary."""
+    fitted = TermIndexer(cfg).fit(train)
+    rebuilt = TermIndexer.from_vocabulary(cfg, fitted.vocabulary_)
+    assert rebuilt.vocabulary_ == fitted.vocabulary_ and rebuilt.term_index_ == fitted.term_index_
+    for texts in (test, train):
+        A, B = fitted.transform(texts), rebuilt.transform(texts)
+        for attr in ("data", "indices", "indptr"):  # the same canonical CSR, not only the same values
+            np.testing.assert_array_equal(getattr(A, attr), getattr(B, attr))
+        assert A.shape == B.shape and A.dtype == B.dtype
+    assert list(rebuilt.get_feature_names_out()) == fitted.vocabulary_
+
+
+def test_from_vocabulary_keeps_the_given_column_order():
+    vocab = ["oil", "bank", "rate"]  # not alphabetical: column j is vocab[j]
+    ix = TermIndexer.from_vocabulary(NOSTOP, vocab)
+    X = ix.transform(["Bank rate, bank oil!", "nothing known", "oil"]).toarray()
+    np.testing.assert_array_equal(X, [[1, 1, 1], [0, 0, 0], [1, 0, 0]])
+    assert ix.term_index_ == {"oil": 0, "bank": 1, "rate": 2}
+    assert ix.document_frequency_.tolist() == [0, 0, 0] and ix.document_frequency_.dtype == np.int64
+    assert ix.n_documents_ == 0
+    counts = TermIndexer.from_vocabulary(IndexingConfig(stopwords="none", binary=False), vocab)
+    np.testing.assert_array_equal(counts.transform(["bank bank oil"]).toarray(), [[1, 2, 0]])
+    assert TermIndexer.from_vocabulary(None, []).transform(["a b"]).shape == (1, 0)
+
+
+@pytest.mark.parametrize("vocabulary, message", [
+    (["oil", "bank", "oil"], r"vocabulary\[2\] = 'oil' repeats vocabulary\[0\]"),
+    (["oil", 3], r"vocabulary\[1\] must be a str, got int 3"),
+    ("oil", "a sequence of terms, got a single str"),
+])
+def test_from_vocabulary_bad_input(vocabulary, message):
+    with pytest.raises(ValueError, match=message):
+        TermIndexer.from_vocabulary(NOSTOP, vocabulary)
+
+
 # --------------------------------------------------------------------------- config
 def test_config_round_trip():
     for cfg in (IndexingConfig(), IndexingConfig(stopwords=("foo", "bar"), stemming="porter", min_df=1,
@@ -293,7 +333,7 @@ def test_index_corpus():
     assert sub.categories == ("crude",) and sub.Y_train.shape == (3, 1)
     with pytest.raises(ValueError, match="no training documents"):
         index_corpus(c, documents=[d for d in c.documents if d.split == "test"])
-    with pytest.raises(Exception):  # frozen
+    with pytest.raises(FrozenInstanceError):
         ic.X_train = None
 
 

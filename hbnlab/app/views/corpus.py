@@ -1,0 +1,71 @@
+"""The Corpus page: counts per split and class, document lengths, the document browser, and the
+corpus name as every page shows it (synthetic corpora always marked)."""
+from __future__ import annotations
+
+import pandas as pd
+
+SYNTHETIC_BADGE = "SYNTHETIC corpus (generated, not real text)"
+
+
+def corpus_label(name: str, synthetic: bool) -> str:
+    """The corpus name as every page shows it; synthetic corpora are always marked."""
+    return f"{name} — {SYNTHETIC_BADGE}" if synthetic else name
+
+
+def _doc_frame(corpus) -> pd.DataFrame:
+    docs = corpus.documents
+    return pd.DataFrame({
+        "id": [d.id for d in docs],
+        "split": [d.split for d in docs],
+        "labels": [", ".join(sorted(d.labels)) for d in docs],
+        "n_labels": [len(d.labels) for d in docs],
+        "title": [d.title for d in docs],
+        "text": [d.full_text for d in docs],
+    })
+
+
+def corpus_overview(corpus) -> dict:
+    """Counts per split and class, labels per document and token lengths of a corpus.
+
+    Lengths count maximal runs of ASCII letters (the tokens of the thesis's indexing, sec.
+    4.1.2) before stop-word removal.
+    """
+    df = _doc_frame(corpus)
+    summary = corpus.summary()
+    classes = pd.DataFrame([{"class": c, "train": v["train"], "test": v["test"]}
+                            for c, v in summary["per_category"].items()])
+    if classes.empty:
+        classes = pd.DataFrame(columns=["class", "train", "test"])
+    lengths = df["text"].str.count(r"[A-Za-z]+")
+    return {
+        "name": corpus.name,
+        "synthetic": bool(corpus.synthetic),
+        "label": corpus_label(corpus.name, corpus.synthetic),
+        "n_documents": summary["n_documents"],
+        "n_train": summary["n_train"],
+        "n_test": summary["n_test"],
+        "n_categories": summary["n_categories"],
+        "splits": pd.DataFrame({"split": ["train", "test"], "documents": [summary["n_train"], summary["n_test"]]}),
+        "classes": classes,
+        "labels_per_document": {int(k): int(v) for k, v in df["n_labels"].value_counts().sort_index().items()},
+        "lengths": {s: lengths[df["split"] == s].to_numpy() for s in ("train", "test")},
+        "mean_length": float(lengths.mean()) if len(lengths) else 0.0,
+        "meta": {k: v for k, v in corpus.meta.items() if isinstance(v, (str, int, float, bool))},
+    }
+
+
+def search_documents(corpus, query: str = "", *, split: str = "all", limit: int = 200) -> pd.DataFrame:
+    """Documents whose id equals ``query`` or whose text contains it (case-insensitive).
+
+    Returns columns ``id, split, labels, title, preview`` (at most ``limit`` rows, corpus order).
+    """
+    df = _doc_frame(corpus)
+    if split in ("train", "test"):
+        df = df[df["split"] == split]
+    q = (query or "").strip()
+    if q:
+        hit = (df["id"] == q) | df["text"].str.contains(q, case=False, regex=False)
+        df = df[hit]
+    out = df.head(int(limit)).copy()
+    out["preview"] = out["text"].str.replace(r"\s+", " ", regex=True).str.slice(0, 140)
+    return out[["id", "split", "labels", "title", "preview"]].reset_index(drop=True)

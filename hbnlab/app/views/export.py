@@ -1,0 +1,110 @@
+"""The Export page: a finished train job as CSV files, a Markdown report, and the data of the HTML
+report.
+
+The tables are the Evaluation page's (:class:`~hbnlab.app.views.results.TrainOutputs`); their
+CSV and Markdown text is made by :func:`hbnlab.export.report.table_csv` and
+:func:`hbnlab.export.report.markdown_table`, the same functions as every other hbnlab report.
+"""
+from __future__ import annotations
+
+import json
+
+from hbnlab.app.views.corpus import SYNTHETIC_BADGE, corpus_label
+from hbnlab.app.views.results import TrainOutputs
+from hbnlab.experiments import paper_values as pv
+from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
+
+
+def export_tables(out: TrainOutputs) -> dict:
+    """CSV files (name -> bytes) of a finished train job."""
+    scores = "test_scores.csv" if out.stage == "test" else "validation_scores.csv"
+    return {
+        "breakeven.csv": table_csv(out.breakeven_frame()).encode("utf-8"),
+        "ranking_measures.csv": table_csv(out.ranking_frame()).encode("utf-8"),
+        "models.csv": table_csv(out.units_frame()).encode("utf-8"),
+        scores: table_csv(out.document_scores()).encode("utf-8"),
+    }
+
+
+def report_payload(out: TrainOutputs, record) -> dict:
+    """Everything a report needs, as plain data (read by
+    :func:`hbnlab.export.report.workbench_report_html`)."""
+    cfg = out.result.get("config", {})
+    return {
+        "title": f"hbnlab workbench report — job {out.job_id}",
+        "corpus": out.corpus_name, "synthetic": out.synthetic,
+        "corpus_label": corpus_label(out.corpus_name, out.synthetic),
+        "stage": out.stage, "config": cfg, "classes": out.classes, "classifiers": out.classifiers,
+        "breakeven": json.loads(out.breakeven_frame().to_json(orient="split")),
+        "ranking": json.loads(out.ranking_frame().to_json(orient="split")),
+        "models": out.units_frame().to_dict(orient="records"),
+        "job": {"id": record.id, "label": record.label, "created": record.created, "finished": record.finished},
+    }
+
+
+def experiment_result(out: TrainOutputs, traces: dict | None = None, trees: dict | None = None):
+    """The job as a :class:`hbnlab.export.report.ExperimentResult` (the schema of every hbnlab
+    report): scores and labels per classifier, settings, corpus, timings, EM traces and trees.
+
+    ``traces`` / ``trees`` map ``"class|classifier"`` to the restarts' log-likelihood traces and
+    to ``TreeStructure.to_dict()``.
+    """
+    cfg = out.result.get("config", {})
+    timings, em, tr, specs, paper = {}, {}, {}, {}, {}
+    for u in out.units:
+        c, k = u["classifier"], u["class"]
+        key = f"{k}|{c}"
+        timings.setdefault(c, {})[k] = float(u.get("seconds") or 0.0)
+        if traces and traces.get(key):
+            em.setdefault(c, {})[k] = traces[key]
+        if trees and trees.get(key):
+            tr.setdefault(c, {})[k] = trees[key]
+    for c in out.classifiers:
+        specs[c] = {"name": c, "n_features": out.n_features}
+        row = pv.table_4_10_row(c, out.n_features)
+        if row is not None:
+            paper[c] = {**row, "source": "Karčiauskas (2002), Table 4.10"}
+    corpus = {"name": out.corpus_name, "synthetic": out.synthetic, "fingerprint": out.result.get("fingerprint", "")}
+    return ExperimentResult(categories=out.classes, classifiers=out.classifiers, labels=out.Y,
+                            scores={c: out.scores_of(c) for c in out.classifiers}, doc_ids=out.doc_ids,
+                            stage=out.stage, settings=cfg, corpus=corpus, classifier_specs=specs, timings=timings,
+                            em_traces=em, trees=tr, paper=paper,
+                            title=f"hbnlab workbench report — job {out.job_id}"
+                                  + (" (synthetic corpus)" if out.synthetic else ""))
+
+
+def markdown_report(out: TrainOutputs, record) -> str:
+    """A self-contained Markdown report of one training job."""
+    cfg = out.result.get("config", {})
+    split = ("test set (trained on the training set)" if out.stage == "test"
+             else "validation split (trained on training-0)")
+    lines = [f"# hbnlab workbench report — job {out.job_id}", ""]
+    if out.synthetic:
+        lines += [f"> **{SYNTHETIC_BADGE}.** These numbers describe the generated corpus, not real text.", ""]
+    lines += [
+        f"* corpus: **{corpus_label(out.corpus_name, out.synthetic)}**",
+        f"* evaluated on the {split}: {len(out.doc_ids)} documents",
+        f"* classes: {', '.join(out.classes)}",
+        f"* classifiers: {', '.join(out.classifiers)}",
+        f"* indexing: stopwords={cfg.get('stopwords')}, stemming={cfg.get('stemming')}, min_df={cfg.get('min_df')}",
+        f"* features: {cfg.get('n_features')} per class by {cfg.get('selection')} ({cfg.get('scope')} selection)",
+        f"* HBN settings: AVG B={cfg.get('B_avg')} alpha={cfg.get('alpha_avg')}, OR B={cfg.get('B_or')} "
+        f"alpha={cfg.get('alpha_or')}, DEP B={cfg.get('B_dep')} alpha={cfg.get('alpha_dep')}, "
+        f"{cfg.get('n_restarts')} EM restarts, random_state={cfg.get('random_state')}",
+        "",
+        "## Breakeven (%) per class",
+        "",
+        markdown_table(out.breakeven_frame()),
+        "",
+        "## Ranking measures (%)",
+        "",
+        markdown_table(out.ranking_frame()),
+        "",
+        "## Models",
+        "",
+        markdown_table(out.units_frame(), floatfmt="{:.3f}"),
+        "",
+    ]
+    if out.compare_with_thesis():
+        lines += ["Columns named `thesis ...` are Karčiauskas (2002), Table 4.10, printed beside ours.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,33 @@
+"""The Features page: the selected terms of a class with their scores and document counts."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def feature_table(data, label: str, n_features: int, scope: str = "local") -> pd.DataFrame:
+    """The selected terms of ``label``: rank, term, score, training documents with the term in
+    and outside the class."""
+    j = data.category_index(label)
+    cols = data.selected_columns(label, n_features, scope)
+    X = data.indexed.X_train[:, cols]
+    y = data.indexed.Y_train[:, j]
+    present = (X > 0).astype(np.int64)
+    in_class = np.asarray(present[y].sum(axis=0)).ravel()
+    outside = np.asarray(present[~y].sum(axis=0)).ravel()
+    n_pos = int(y.sum())
+    return pd.DataFrame({
+        "rank": np.arange(1, cols.size + 1),
+        "term": [data.vocabulary[c] for c in cols],
+        "score": data.scores[cols, j],
+        "docs in class": in_class,
+        "docs outside": outside,
+        "P(term | class)": in_class / max(n_pos, 1),
+        "P(term | not class)": outside / max(y.size - n_pos, 1),
+    })
+
+
+def selected_terms_overview(data, n_features: int, scope: str = "local") -> pd.DataFrame:
+    """One column per category with its selected terms, best first."""
+    cols = {c: [data.vocabulary[t] for t in data.selected_columns(c, n_features, scope)] for c in data.categories}
+    return pd.DataFrame(cols, index=pd.RangeIndex(1, n_features + 1, name="rank")) if cols else pd.DataFrame()

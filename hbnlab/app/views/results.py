@@ -1,0 +1,162 @@
+"""The Evaluation page: a finished train job's scores aligned with the labels of its split, and
+every table and curve the page shows.
+
+:class:`TrainOutputs` gives the breakeven per class x classifier with micro / macro rows (built by
+:func:`hbnlab.export.report.breakeven_by_classifier`, with thesis Table 4.10 beside ours on
+Reuters ModApte test), the ranking measures (11-point average precision, F1@k), PR curves,
+threshold statistics, per-document scores and the models' table.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from hbnlab.experiments import paper_values as pv
+from hbnlab.export.report import breakeven_by_classifier
+
+
+def _f1(p, r):
+    p, r = np.asarray(p, float), np.asarray(r, float)
+    s = p + r
+    return np.divide(2 * p * r, s, out=np.zeros_like(s), where=s > 0)
+
+
+@dataclass
+class TrainOutputs:
+    """A finished train job's evaluation scores aligned with the labels of its split.
+
+    ``S[:, k]`` holds P(class | document) of unit ``columns[k]`` (``"class|classifier"``) for
+    the evaluation documents ``doc_ids``; ``Y[:, j]`` is the truth for ``classes[j]``.
+    """
+
+    job_id: int
+    result: dict
+    S: np.ndarray
+    doc_ids: list
+    columns: list
+    classes: list
+    classifiers: list
+    Y: np.ndarray
+    stage: str
+    corpus_name: str
+    synthetic: bool
+    n_features: int
+    units: list = field(default_factory=list)
+
+    @classmethod
+    def build(cls, job_id, result, S, doc_ids, columns, data) -> TrainOutputs:
+        stage = result.get("stage", "test")
+        _, _, _, Y_eval, eval_docs = data.split(stage)
+        ids = [d.id for d in eval_docs]
+        if ids != list(doc_ids):
+            raise ValueError(f"job {job_id}: its evaluation documents differ from the current corpus "
+                             f"({len(doc_ids)} vs {len(ids)} documents); reload the corpus it was trained on")
+        classes = list(result["classes"])
+        Y = Y_eval[:, [data.category_index(c) for c in classes]]
+        return cls(job_id, result, np.asarray(S, float), list(doc_ids), list(columns), classes,
+                   list(result["classifiers"]), Y.astype(bool), stage, result.get("corpus", ""),
+                   bool(result.get("synthetic")), int(result["config"].get("n_features", 30)),
+                   list(result.get("units", [])))
+
+    # ---------------------------------------------------------------- lookups
+    def unit(self, key: str) -> dict:
+        for u in self.units:
+            if f"{u['class']}|{u['classifier']}" == key:
+                return u
+        raise KeyError(f"job {self.job_id} has no model {key!r}; it has {self.columns}")
+
+    def column(self, label: str, classifier: str) -> int:
+        return self.columns.index(f"{label}|{classifier}")
+
+    def scores_of(self, classifier: str) -> np.ndarray:
+        """(n_documents, n_classes) scores of one classifier, columns in ``classes`` order."""
+        return self.S[:, [self.column(c, classifier) for c in self.classes]]
+
+    def y_of(self, label: str) -> np.ndarray:
+        return self.Y[:, self.classes.index(label)]
+
+    def compare_with_thesis(self) -> bool:
+        """Thesis Table 4.10 applies: Reuters ModApte, test split."""
+        from hbnlab.pipeline.corpus_spec import is_reuters_modapte
+
+        return is_reuters_modapte(self.corpus_name) and self.stage == "test"
+
+    # ---------------------------------------------------------------- tables
+    def breakeven_frame(self) -> pd.DataFrame:
+        """Breakeven (%) per class x classifier with micro and macro rows (thesis sec. 4.1.3:
+        micro pools every decision of the classes, macro averages the per-class values).
+        On Reuters ModApte test, a ``thesis <name>`` column from Table 4.10 follows each of ours."""
+        refs = None
+        if self.compare_with_thesis():
+            refs = {name: pv.table_4_10_row(name, self.n_features) for name in self.classifiers}
+        return breakeven_by_classifier(self.Y, {name: self.scores_of(name) for name in self.classifiers}, self.classes,
+                                       refs, reference_column="thesis {}", index_name="class")
+
+    def ranking_frame(self, ks=(1, 3, 5)) -> pd.DataFrame:
+        """Per classifier: micro / macro breakeven, 11-point average precision and F1@k (micro
+        and macro), in percent (de Campos et al., sec. 4).  The ranking measures rank the
+        trained classes for each document, so they need at least two classes."""
+        from hbnlab.evaluation import eleven_point_average_precision, f1_at_k, macro_breakeven, micro_breakeven
+
+        rows = []
+        n = len(self.classes)
+        for name in self.classifiers:
+            S = self.scores_of(name)
+            row = {"classifier": name, "micro breakeven": 100 * micro_breakeven(self.Y, S),
+                   "macro breakeven": 100 * macro_breakeven(self.Y, S)}
+            if n >= 2:
+                row["11-pt avg precision"] = 100 * float(eleven_point_average_precision(self.Y, S))
+                for k in ks:
+                    if k <= n:
+                        row[f"F1@{k} micro"] = 100 * float(f1_at_k(self.Y, S, k, average="micro"))
+                        row[f"F1@{k} macro"] = 100 * float(f1_at_k(self.Y, S, k, average="macro"))
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("classifier")
+
+    def pr_curve(self, label: str, classifier: str):
+        """``(precision, recall, breakeven)`` of one unit (breakeven as a fraction)."""
+        from hbnlab.evaluation import breakeven_point, pr_curve
+
+        y, s = self.y_of(label), self.S[:, self.column(label, classifier)]
+        p, r, _ = pr_curve(y, s)
+        return p, r, float(breakeven_point(y, s))
+
+    def threshold_curve(self, label: str, classifier: str):
+        """``(thresholds, precision, recall, f1)`` of assigning the class where score >= t."""
+        from hbnlab.evaluation import pr_curve
+
+        p, r, t = pr_curve(self.y_of(label), self.S[:, self.column(label, classifier)])
+        p, r = p[:-1], r[:-1]  # drop the appended (P=1, R=0) point: it has no threshold
+        return t, p, r, _f1(p, r)
+
+    def threshold_stats(self, label: str, classifier: str, threshold: float) -> dict:
+        from hbnlab.evaluation import precision_recall_f1_at_threshold
+
+        y, s = self.y_of(label), self.S[:, self.column(label, classifier)]
+        p, r, f1 = precision_recall_f1_at_threshold(y, s, float(threshold))
+        return {"precision": p, "recall": r, "F1": f1, "assigned": int((s >= threshold).sum()),
+                "positives": int(y.sum())}
+
+    def document_scores(self) -> pd.DataFrame:
+        df = pd.DataFrame(self.S, columns=self.columns)
+        df.insert(0, "doc_id", self.doc_ids)
+        for j, c in enumerate(self.classes):
+            df[f"true:{c}"] = self.Y[:, j].astype(int)
+        return df
+
+    def units_frame(self) -> pd.DataFrame:
+        rows = []
+        for u in self.units:
+            rows.append({"class": u["class"], "classifier": u["classifier"],
+                         "breakeven (%)": 100 * u.get("breakeven", np.nan), "seconds": u.get("seconds"),
+                         "EM iterations": u.get("n_iter"), "converged": u.get("converged"),
+                         "log-likelihood": u.get("loglik")})
+        return pd.DataFrame(rows)
+
+    def ranked_documents(self, label: str, classifier: str, limit: int = 50) -> pd.DataFrame:
+        s = self.S[:, self.column(label, classifier)]
+        order = np.argsort(-s, kind="stable")[:limit]
+        return pd.DataFrame({"doc_id": [self.doc_ids[i] for i in order], "score": s[order],
+                             "true": self.y_of(label)[order].astype(bool)})
