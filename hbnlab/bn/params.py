@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hbnlab._validation import HbnlabError
 from hbnlab.bn.structure import FEATURE, TreeStructure
 
 #: the largest number of nodes below one node an HBN table may have (2**20 rows)
@@ -35,7 +36,7 @@ MAX_PARENTS = 20
 ROW_SUM_ATOL = 1e-6
 
 
-class ParameterError(ValueError):
+class ParameterError(HbnlabError, ValueError):
     """A parameter set does not fit its tree or is not a set of distributions; the message names
     the node."""
 
@@ -136,11 +137,11 @@ class TreeParameters:
 
     # ------------------------------------------------------------------ builders
     @classmethod
-    def uniform(cls, tree: TreeStructure) -> "TreeParameters":
+    def uniform(cls, tree: TreeStructure) -> TreeParameters:
         """Every row 0.5 / 0.5."""
         return cls(tree, [np.full(cpt_shape(tree, i), 0.5) for i in range(tree.n_nodes)])
 
-    def replace(self, i: int, table) -> "TreeParameters":
+    def replace(self, i: int, table) -> TreeParameters:
         """A copy with the table of node ``i`` replaced."""
         cpts = list(self.cpts)
         cpts[i] = table
@@ -156,7 +157,7 @@ class TreeParameters:
         }
 
     @classmethod
-    def from_dict(cls, d: dict, tree: TreeStructure | None = None) -> "TreeParameters":
+    def from_dict(cls, d: dict, tree: TreeStructure | None = None) -> TreeParameters:
         """Inverse of :meth:`to_dict`; ``tree`` overrides the stored tree (it must fit the tables)."""
         if "cpts" not in d:
             raise ParameterError("tree parameters: missing field 'cpts'")

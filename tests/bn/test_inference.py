@@ -1,12 +1,12 @@
 """Exact inference (hbnlab.bn.inference) against hand-computed values and brute-force enumeration
 of the joint distribution on random small trees (hypothesis), both arc directions."""
+import bn_oracle as O
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import bn_oracle as O
 from hbnlab.bn import inference as I
 from hbnlab.bn.params import TreeParameters
 from hbnlab.bn.structure import TreeStructure
@@ -189,7 +189,7 @@ def test_bad_inputs_are_named():
     p = _golden_hbn()
     with pytest.raises(ValueError, match="X has 2 columns, expected 3"):
         I.class_log_odds(p, np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="2-D matrix"):
+    with pytest.raises(ValueError, match="2-D term matrix"):
         I.class_log_odds(p, np.zeros(3))
     with pytest.raises(TypeError, match="TreeParameters"):
         I.class_log_odds({"cpts": []}, np.zeros((1, 3)))

@@ -1,5 +1,6 @@
-"""k-dependence Bayesian network (seed 003 fig. 5.8): structure invariants and oracle, golden
-CPTs, k = 0 equals Bernoulli naive Bayes, exact per-term decomposition."""
+"""k-dependence Bayesian network (Chakrabarti, *Mining the Web*, ch. 5, fig. 5.8): structure
+invariants and oracle, golden CPTs, k = 0 equals Bernoulli naive Bayes, exact per-term
+decomposition."""
 from __future__ import annotations
 
 import math
@@ -11,8 +12,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hbnlab.models.kdb import (KDependenceBNClassifier, class_mutual_information,
-                               conditional_mutual_information)
+from hbnlab.models.kdb import KDependenceBNClassifier, class_mutual_information, conditional_mutual_information
 
 
 def _random(seed, n=80, m=12, p=0.3):

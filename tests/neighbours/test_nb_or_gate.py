@@ -1,4 +1,4 @@
-"""Noisy-OR gate classifier (de Campos et al., seed 001 sec. 3): golden weights, brute-force
+"""Noisy-OR gate classifier (de Campos et al., sec. 3): golden weights, brute-force
 inference oracle, slow-loop oracle for eqs. 15/17, adapters and bad input."""
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from hbnlab.models.or_gate import (LOG_FLOOR, NoisyORBinaryClassifier, NoisyORClassifier,
-                                   noisy_or_weights)
 from hbnlab.models.multinomial_nb import class_term_counts
+from hbnlab.models.or_gate import LOG_FLOOR, NoisyORBinaryClassifier, NoisyORClassifier, noisy_or_weights
 
 # The three-document corpus of the golden tests: 3 terms, 2 classes (single-label).
 X3 = np.array([[2, 1, 0],
