@@ -18,7 +18,7 @@ _EXPORTS = {
     "TreeParameters": "params", "ParameterError": "params", "cpt_shape": "params", "config_index": "params",
     "class_log_odds": "inference", "class_posterior": "inference", "log_likelihood": "inference",
     "node_marginals": "inference", "prior_marginals": "inference", "subtree_contributions": "inference",
-    "fit_em": "em", "e_step": "em", "m_step": "em", "EMResult": "em", "EMCancelled": "em",
+    "fit_em": "em", "e_step": "em", "m_step": "em", "EMResult": "em",
     "SufficientStatistics": "em",
 }
 

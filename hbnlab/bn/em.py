@@ -79,6 +79,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.utils import check_random_state
 
+from hbnlab._validation import Cancelled, check_y01
 from hbnlab.bn import kernels as K
 from hbnlab.bn.params import TreeParameters, cpt_shape
 from hbnlab.bn.structure import CLASS, FEATURE, TreeStructure
@@ -87,13 +88,9 @@ STOPPING = ("absolute", "relative")
 CRITERIA = ("full", "conditional")
 
 
-class EMCancelled(RuntimeError):
-    """Raised by :func:`fit_em` when ``should_stop()`` returned True; ``.result`` holds the
-    best parameters reached so far (an :class:`EMResult` with ``cancelled=True``)."""
-
-    def __init__(self, result):
-        super().__init__("EM was cancelled by should_stop()")
-        self.result = result
+#: Another name of :class:`hbnlab._validation.Cancelled`, the error :func:`fit_em` raises when
+#: ``should_stop()`` returns True.
+EMCancelled = Cancelled
 
 
 @dataclass
@@ -193,12 +190,7 @@ class EMData:
 
     @classmethod
     def from_documents(cls, tree: TreeStructure, X, y, sample_weight=None) -> EMData:
-        y = np.asarray(y)
-        if y.ndim != 1:
-            raise ValueError(f"y must be a 1-D vector of 0/1 labels, got shape {y.shape}")
-        values = np.unique(y)
-        if not set(values.tolist()) <= {0, 1}:
-            raise ValueError(f"y must hold 0/1 labels, got values {values[:5].tolist()}")
+        y = check_y01(y)
         data = K.collapse_patterns(X, y, n_columns=tree.n_features, sample_weight=sample_weight)
         return cls(K.TreePlan(tree, data.U), data.y, data.counts, data.n_documents)
 
@@ -340,7 +332,7 @@ def fit_em(
         Direction ``"hbn"`` or ``"hnb"``; feature column ``j`` of ``X`` is the feature node with
         ``tree.feature == j``.
     X : {array-like, sparse matrix} of shape (n_documents, tree.n_features)
-        Binary features (any non-zero entry counts as present).
+        Binary features (a positive entry counts as present; negative entries raise).
     y : array-like of shape (n_documents,)
         0/1 class.
     n_restarts, tol, max_iter, stopping, criterion, pseudo_count
@@ -356,8 +348,9 @@ def fit_em(
         ``n_converged``, ``log_likelihood`` (latest criterion value per restart),
         ``best_log_likelihood``, ``elapsed`` (seconds).
     should_stop : callable, optional
-        Checked between iterations; when it returns True, :class:`EMCancelled` is raised with
-        the best result so far.
+        Checked between iterations; when it returns True, :class:`hbnlab._validation.Cancelled`
+        is raised; its ``result`` attribute holds the best parameters reached so far (an
+        :class:`EMResult` with ``cancelled=True``).
 
     Returns
     -------
@@ -433,11 +426,13 @@ def fit_em(
         if not active.any():
             break
         if should_stop is not None and should_stop():
-            raise EMCancelled(result(cancelled=True))
+            cancelled = Cancelled("EM was cancelled by should_stop()")
+            cancelled.result = result(cancelled=True)
+            raise cancelled
     return result()
 
 
 __all__ = [
     "fit_em", "e_step", "m_step", "initial_parameters", "EMData", "EMResult", "SufficientStatistics",
-    "EMCancelled", "STOPPING", "CRITERIA",
+    "STOPPING", "CRITERIA",
 ]

@@ -1,9 +1,9 @@
 """Exact inference in HBN and HNB classifiers, vectorized over documents.
 
 All functions take a :class:`~hbnlab.bn.params.TreeParameters` and a binary document x feature
-matrix ``X`` (CSR or dense, shape (n_documents, n_features); any non-zero entry counts as
-"present"), collapse the documents to their distinct patterns and run the kernels of
-:mod:`hbnlab.bn.kernels` once per pattern.
+matrix ``X`` (CSR or dense, shape (n_documents, n_features); a positive entry counts as
+"present", a negative one is an error), collapse the documents to their distinct patterns and
+run the kernels of :mod:`hbnlab.bn.kernels` once per pattern.
 
 HBN (thesis ch. 2): all features are observed parentless roots, so the distribution of each
 hidden node given the features is computed bottom-up, ``q_i = P(H_i = 1 | features under i)``.

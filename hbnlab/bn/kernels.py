@@ -38,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import xlogy
 
+from hbnlab._validation import as_binary
 from hbnlab.bn.structure import FEATURE, TreeStructure
 
 # log of the smallest positive normal double: the floor for log-probabilities of HNB feature
@@ -56,24 +57,9 @@ SPLIT_MIN_HIDDEN = 3
 
 # ============================================================================ patterns
 def binary_dense(X, n_columns: int | None = None) -> np.ndarray:
-    """A boolean dense copy of ``X`` (any non-zero entry counts as present)."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        out = np.zeros(X.shape, dtype=bool)
-        Xc = X.copy()
-        Xc.eliminate_zeros()
-        rows = np.repeat(np.arange(X.shape[0]), np.diff(Xc.indptr))
-        out[rows, Xc.indices] = True
-    else:
-        a = np.asarray(X)
-        if a.ndim != 2:
-            raise ValueError(f"X must be a 2-D matrix, got an array with shape {a.shape}")
-        if a.dtype != bool:
-            if not np.all(np.isfinite(a)):
-                raise ValueError("X holds non-finite values; expected 0/1 indicators or counts")
-            out = a != 0
-        else:
-            out = a.copy()
+    """A boolean dense copy of ``X``: a term is present where its entry is positive (negative or
+    non-finite entries raise, see :func:`hbnlab._validation.as_binary`)."""
+    out = as_binary(X).toarray() != 0
     if n_columns is not None and out.shape[1] != n_columns:
         raise ValueError(f"X has {out.shape[1]} columns, expected {n_columns} (one per feature node)")
     return out
@@ -167,7 +153,7 @@ class _HBNNode:
     idx: np.ndarray = None         # (P_i, X) full configuration index ("gather")
     ST: sp.csr_matrix = None       # (2**k, P_i * X) scatter matrix for expected counts ("gather")
     Seg: sp.csr_matrix = None      # (P_i, P) sums patterns into sub-patterns
-    split: _Split = None         # index arrays of mode "split"
+    split: _Split = None           # index arrays of mode "split"
 
     @property
     def h(self) -> int:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hbnlab._validation import HbnlabError
 from hbnlab.bn.structure import FEATURE, TreeStructure
 
 #: the largest number of nodes below one node an HBN table may have (2**20 rows)
@@ -35,7 +36,7 @@ MAX_PARENTS = 20
 ROW_SUM_ATOL = 1e-6
 
 
-class ParameterError(ValueError):
+class ParameterError(HbnlabError, ValueError):
     """A parameter set does not fit its tree or is not a set of distributions; the message names
     the node."""
 

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hbnlab._validation import HbnlabError, check_branching_factor
+
 CLASS, HIDDEN, FEATURE = "class", "hidden", "feature"
 DIRECTIONS = ("hbn", "hnb")
 
 
-class StructureError(ValueError):
+class StructureError(HbnlabError, ValueError):
     """A tree violates an invariant; the message names the node."""
 
 
@@ -62,8 +64,11 @@ class TreeStructure:
             raise StructureError("up, kind, feature and names must have the same length")
         if self.direction not in DIRECTIONS:
             raise StructureError(f"direction must be one of {DIRECTIONS}, got {self.direction!r}")
-        if self.B is not None and self.B < 2:
-            raise StructureError(f"branching factor B must be >= 2, got {self.B}")
+        if self.B is not None:
+            try:
+                check_branching_factor(self.B)
+            except ValueError as e:
+                raise StructureError(str(e)) from None
         if n == 0 or self.kind[0] != CLASS or self.up[0] != -1:
             raise StructureError("node 0 must be the class variable with up[0] == -1")
         children: list[list[int]] = [[] for _ in range(n)]

@@ -79,12 +79,12 @@ class _AvgState:
         return mutual_information_from_conditionals(px, q1, q0)
 
     def pair_dI_all(self):
-        s, I = self.size, self.info
+        s, info = self.size, self.info
         _, px, q1, q0 = merge_avg(
             s[:, None], self.px[:, None], self.q1[:, None], self.q0[:, None],
             s[None, :], self.px[None, :], self.q1[None, :], self.q0[None, :],
         )
-        return I[:, None] + I[None, :] - mutual_information_from_conditionals(px, q1, q0)
+        return info[:, None] + info[None, :] - mutual_information_from_conditionals(px, q1, q0)
 
     def pair_dI(self, i, idx):
         return self.info[i] + self.info[idx] - self._merged_info(i, idx)
@@ -118,7 +118,7 @@ def cluster_features_avg(X, y, features, B, alpha) -> list[list[int]]:
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_documents, n_columns)
-        Binary (any non-zero entry = present) document x feature matrix.
+        Binary (a positive entry = present; negative entries raise) document x feature matrix.
     y : array-like of shape (n_documents,)
         0/1 class labels.
     features : sequence of int

@@ -2,8 +2,8 @@
 
 Every clustering function has the signature ``(X, y, features, B, alpha) -> list[list[int]]``:
 
-* ``X`` -- binary (or count: any non-zero entry counts as "present") document x feature
-  matrix, CSR/CSC or dense, shape (n_documents, n_columns);
+* ``X`` -- binary (or count: a positive entry counts as "present", a negative one is an error)
+  document x feature matrix, CSR/CSC or dense, shape (n_documents, n_columns);
 * ``y`` -- 0/1 class vector of length n_documents;
 * ``features`` -- the column indices of ``X`` to cluster (distinct);
 * ``B`` -- the maximal number of clusters (the branching factor);
@@ -32,6 +32,8 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
+
+from hbnlab._validation import as_binary, check_branching_factor, check_y01
 
 # Two candidate costs closer than this (relative to max(1, |best|)) are a tie; ties go to the
 # lowest (i, j) in the initial order.  The tolerance keeps the choice deterministic across
@@ -92,11 +94,6 @@ class FeatureStats:
 
         return self.cached("cooccurrence", compute)
 
-    @property
-    def Xr(self) -> sp.csr_matrix:
-        """``Xb`` as CSR (row slices)."""
-        return self.cached("csr", lambda: self.Xb.tocsr())
-
 
 def run_kernel(kernel, X, y, features, B, alpha) -> list[list[int]]:
     """Validate the arguments, run ``kernel(stats, positions, B, alpha)`` on the columns
@@ -104,48 +101,6 @@ def run_kernel(kernel, X, y, features, B, alpha) -> list[list[int]]:
     stats, B, alpha = prepare(X, y, features, B, alpha)
     clusters = kernel(stats, np.arange(stats.columns.size), B, alpha)
     return [sorted(int(stats.columns[p]) for p in c) for c in clusters]
-
-
-def as_binary_csc(X) -> sp.csc_matrix:
-    """Validate ``X`` (non-negative, finite, 2-D) and return its 0/1 indicator matrix as CSC."""
-    if sp.issparse(X):
-        Xc = sp.csc_matrix(X)
-    else:
-        arr = np.asarray(X)
-        if arr.ndim != 2:
-            raise ValueError(f"X must be a 2-D matrix, got an array with shape {arr.shape}")
-        Xc = sp.csc_matrix(arr)
-    data = Xc.data
-    if data.size:
-        if data.dtype == bool:
-            data = data.astype(np.float64)
-        if not np.all(np.isfinite(data)) or data.min() < 0:
-            raise ValueError("X must hold non-negative finite term counts or 0/1 indicators")
-    Xc = Xc.astype(np.float64, copy=True)
-    Xc.eliminate_zeros()
-    Xc.data[:] = 1.0
-    Xc.sort_indices()
-    return Xc
-
-
-def validate_y(y, n_documents: int) -> np.ndarray:
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be a 1-D vector of 0/1 labels, got shape {y.shape}")
-    if y.shape[0] != n_documents:
-        raise ValueError(f"X has {n_documents} rows but y has {y.shape[0]} labels")
-    values = np.unique(y)
-    if not set(values.tolist()) <= {0, 1}:
-        raise ValueError(f"y must hold binary labels 0/1, got values {values[:5].tolist()}")
-    return y.astype(np.float64)
-
-
-def validate_B(B) -> int:
-    if isinstance(B, bool) or not isinstance(B, numbers.Integral):
-        raise ValueError(f"the number of clusters B must be an integer >= 1, got {B!r}")
-    if B < 1:
-        raise ValueError(f"the number of clusters B must be >= 1, got {B}")
-    return int(B)
 
 
 def validate_alpha(alpha) -> float:
@@ -183,16 +138,16 @@ def prepare(X, y, features, B, alpha) -> tuple[FeatureStats, int, float]:
             raise ValueError(f"X must be a 2-D matrix, got an array with shape {X.shape}")
     if X.shape[0] == 0:
         raise ValueError("X has 0 documents; the clustering statistics need at least 1")
-    yv = validate_y(y, X.shape[0])
+    yv = check_y01(y, X.shape[0]).astype(np.float64)
     cols = validate_features(features, X.shape[1])
-    B = validate_B(B)
+    B = check_branching_factor(B, minimum=1, name="the number of clusters B")
     alpha = validate_alpha(alpha)
     # slice first, binarize the (small) selection only
     if sp.issparse(X):
         sub = (X if X.format in ("csr", "csc") else X.tocsr())[:, cols]
     else:
         sub = X[:, cols]
-    return FeatureStats(as_binary_csc(sub), yv, cols), B, alpha
+    return FeatureStats(as_binary(sub, fmt="csc"), yv, cols), B, alpha
 
 
 def mutual_information_from_joint(p11, p10, p01, p00) -> np.ndarray:
@@ -379,7 +334,6 @@ __all__ = [
     "remove_index",
     "run_kernel",
     "TIE_RTOL",
-    "as_binary_csc",
     "check_partition",
     "first_min_pair",
     "initial_rank",

@@ -12,14 +12,14 @@ not depend on a user-registered clustering returning singletons when it has noth
 """
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
 
+from hbnlab._validation import as_binary, check_branching_factor, check_y01
 from hbnlab.bn.structure import DIRECTIONS, TreeStructure
 from hbnlab.clustering.avg import cluster_features_avg
-from hbnlab.clustering.common import FeatureStats, as_binary_csc, check_partition, validate_alpha, validate_y
+from hbnlab.clustering.common import FeatureStats, check_partition, validate_alpha
 from hbnlab.clustering.dep import cluster_features_dep
 from hbnlab.clustering.orclust import cluster_features_or
 
@@ -59,18 +59,16 @@ def _resolve(clustering) -> tuple[ClusteringFunction, str]:
 def construct_nested(X, y, *, B, clustering="avg", alpha) -> list:
     """The tree of :func:`construct_tree` as nested lists (ints = feature columns, lists =
     hidden nodes; the outer list holds the class's nodes)."""
-    if isinstance(B, bool) or not isinstance(B, numbers.Integral) or B < 2:
-        raise ValueError(f"branching factor B must be an integer >= 2, got {B!r}")
-    B = int(B)
+    B = check_branching_factor(B)
     alpha = validate_alpha(alpha)
     fn, name = _resolve(clustering)
-    Xb = as_binary_csc(X)  # once; the clustering functions then only slice columns
+    Xb = as_binary(X, fmt="csc")  # once; the clustering functions then only slice columns
     n = Xb.shape[1]
     if n == 0:
         raise ValueError("X has 0 feature columns; at least 1 is required")
     if Xb.shape[0] == 0:
         raise ValueError("X has 0 documents; the clustering statistics need at least 1")
-    y = validate_y(y, Xb.shape[0])
+    y = check_y01(y, Xb.shape[0]).astype(np.float64)
     # the built-in clusterings expose a kernel over shared statistics: counts, co-occurrences
     # and p-values of all n features are computed once per tree, each recursive call uses the
     # sub-arrays of its features (same numbers as computing them on the subset)

@@ -251,32 +251,32 @@ class _ImproveState:
         penalty matrices for the update."""
         N = self.info.size
         rows = np.arange(N)
-        l = self.labels
-        s_l = self.size[l][:, None]
+        lab = self.labels  # the cluster X_l of every feature
+        s_l = self.size[lab][:, None]
         s_m = self.size[None, :]
-        num = self.S - self.d[rows, l][:, None] + self.d  # S - d_il + d_im
+        num = self.S - self.d[rows, lab][:, None] + self.d  # S - d_il + d_im
         den = self.D - (s_l - 1) + s_m  # C(|X_l|-1, 2) + C(|X_m|+1, 2) replace the old terms
         t = self.isum / self.size
         with np.errstate(divide="ignore", invalid="ignore"):
             pen = (
                 self.pen
-                - t[l][:, None]
+                - t[lab][:, None]
                 - t[None, :]
-                + (self.isum[l] - self.info)[:, None] / (s_l - 1)  # new penalty of X_l
+                + (self.isum[lab] - self.info)[:, None] / (s_l - 1)  # new penalty of X_l
                 + (self.isum[None, :] + self.info[:, None]) / (s_m + 1)  # new penalty of X_m
             )
             E2 = num / den - self.alpha / self.K * pen
-        allowed = (s_l > 1) & (l[:, None] != np.arange(self.K)[None, :])
+        allowed = (s_l > 1) & (lab[:, None] != np.arange(self.K)[None, :])
         return np.where(allowed, E2, np.inf), num, den, pen
 
     def move(self, i, m, num, den, pen):
-        l = self.labels[i]
+        src = self.labels[i]  # X_l, the cluster the feature leaves
         col = self.p[:, i]
-        self.d[:, l] -= col  # fig. 3.12 step 2.b.ii
+        self.d[:, src] -= col  # fig. 3.12 step 2.b.ii
         self.d[:, m] += col
-        self.size[l] -= 1
+        self.size[src] -= 1
         self.size[m] += 1
-        self.isum[l] -= self.info[i]
+        self.isum[src] -= self.info[i]
         self.isum[m] += self.info[i]
         self.labels[i] = m
         self.S, self.D, self.pen = num, den, pen
@@ -332,10 +332,10 @@ def improve_clustering(p, info, clusters, alpha, *, E1=None, max_iter=None):
         gain = E - E2[i, m]
         if not gain > TIE_RTOL * max(1.0, abs(E)):
             break
-        l = int(state.labels[i])
+        src = int(state.labels[i])
         state.move(i, m, float(num[i, m]), float(den[i, m]), float(pen[i, m]))
         E = float(E2[i, m])
-        trace.append((int(i), l, int(m), E))
+        trace.append((int(i), src, int(m), E))
     return state.clusters(), trace
 
 
@@ -352,7 +352,7 @@ def cluster_features_dep(X, y, features, B, alpha) -> list[list[int]]:
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_documents, n_columns)
-        Binary (any non-zero entry = present) document x feature matrix.
+        Binary (a positive entry = present; negative entries raise) document x feature matrix.
     y : array-like of shape (n_documents,)
         0/1 class labels.
     features : sequence of int

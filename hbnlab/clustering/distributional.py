@@ -1,7 +1,7 @@
 """Distributional word clustering by the information-loss (weighted Jensen-Shannon) merge cost.
 
 Baker & McCallum (1998) and Slonim & Tishby (2000) cluster words whose class distributions
-P(C | w) are alike (thesis sec. 1.2, seed 000).  Two clusters w_t, w_s are replaced by
+P(C | w) are alike (Karčiauskas 2002, sec. 1.2).  Two clusters w_t, w_s are replaced by
 w_t v w_s with
 
     P(C | w_t v w_s) = P(w_t)/(P(w_t)+P(w_s)) P(C|w_t) + P(w_s)/(P(w_t)+P(w_s)) P(C|w_s)   # thesis eq. 1.2
@@ -12,7 +12,7 @@ and the pair that is merged is the one with the smallest
                    = P(w_t) KL(P(C|w_t) || P(C|w_t v w_s)) + P(w_s) KL(P(C|w_s) || ...)   # thesis eq. 1.3
                    = I(w_t, C) + I(w_s, C) - I(w_t v w_s, C)                               # thesis eq. 1.4
 
-which is also Verbeek's merge cost (seed 002, eq. 4.3): the drop in the mutual information
+which is also Verbeek's merge cost (Verbeek 2000, eq. 4.3): the drop in the mutual information
 I(C; W) between the class and the word (group) of a random word occurrence.  Everything here is
 measured in bits.
 

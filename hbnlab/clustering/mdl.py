@@ -1,7 +1,7 @@
 """MDL word groups: Verbeek's two-part code length along the information-loss agglomeration.
 
 J. Verbeek, *An information theoretic approach to finding word groups for text classification*
-(seed 002).  Words are merged greedily by the merge cost of eq. 4.3 (the drop in I(C; W), see
+(2000).  Words are merged greedily by the merge cost of eq. 4.3 (the drop in I(C; W), see
 :mod:`hbnlab.clustering.distributional`) inside a pool of ``pool_size`` candidates (sec. 5.2).
 After every merge the two-part code length (eq. 2.2) L(H) + L(D | H) of the current model is
 recorded, and the number of groups with the shortest total is chosen (fig. 5.1):
@@ -373,16 +373,6 @@ class MDLResult:
         """Group of every input column with ``n_groups`` groups (``-1`` for unused columns)."""
         out = np.full(self.n_input_terms, -1, dtype=np.int64)
         out[self.terms] = labels_from_merges(self.agglomeration.merges, self.terms.size, n_groups)
-        return out
-
-    def merge_sequence(self) -> list[tuple[int, int, float]]:
-        """Merges as (input column or -(k+1) for the cluster of merge k, same, cost in bits)."""
-        n = self.terms.size
-        out = []
-        for (a, b), c in zip(self.agglomeration.merges, self.agglomeration.costs):
-            ta = int(self.terms[a]) if a < n else -(int(a) - n + 1)
-            tb = int(self.terms[b]) if b < n else -(int(b) - n + 1)
-            out.append((ta, tb, float(c)))
         return out
 
     def to_frame(self):

@@ -71,9 +71,9 @@ class _OrState:
         return mutual_information_from_counts(cnt_i + cnt_j - inter, pos_i + pos_j - inter1, self.n, self.n1)
 
     def pair_dI_all(self):
-        c, p, I = self.cnt, self.pos, self.info
+        c, p, info = self.cnt, self.pos, self.info
         iu = self._union_info(c[:, None], p[:, None], c[None, :], p[None, :], self.G, self.G1)
-        return I[:, None] + I[None, :] - iu
+        return info[:, None] + info[None, :] - iu
 
     def pair_dI(self, i, idx):
         return self.info[i] + self.info[idx] - self._union_info(
@@ -112,7 +112,7 @@ def cluster_features_or(X, y, features, B, alpha) -> list[list[int]]:
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_documents, n_columns)
-        Binary (any non-zero entry = present) document x feature matrix.
+        Binary (a positive entry = present; negative entries raise) document x feature matrix.
     y : array-like of shape (n_documents,)
         0/1 class labels.
     features : sequence of int

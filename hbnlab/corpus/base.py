@@ -14,10 +14,12 @@ from datetime import datetime
 
 import numpy as np
 
+from hbnlab._validation import HbnlabError
+
 SPLITS = ("train", "test")
 
 
-class CorpusError(ValueError):
+class CorpusError(HbnlabError, ValueError):
     """A corpus could not be read.  The message names the file and the line or field."""
 
 
@@ -100,8 +102,8 @@ class Corpus:
             for lab in d.labels:
                 target[lab] = target.get(lab, 0) + 1
         labels = set(tr) | set(te)
-        keep = [l for l in labels if tr.get(l, 0) >= min_train and te.get(l, 0) >= min_test]
-        return sorted(keep, key=lambda l: (-tr.get(l, 0), l))
+        keep = [lab for lab in labels if tr.get(lab, 0) >= min_train and te.get(lab, 0) >= min_test]
+        return sorted(keep, key=lambda lab: (-tr.get(lab, 0), lab))
 
     def label_matrix(self, documents: Sequence[Document], categories: Sequence[str]) -> np.ndarray:
         """Boolean matrix (n_documents, n_categories): entry [i, j] is True iff doc i has label j."""

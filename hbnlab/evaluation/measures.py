@@ -24,20 +24,12 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from hbnlab._validation import check_y01
+
 AVERAGES = ("micro", "macro", None)
 
 
 # --------------------------------------------------------------------------- validation
-def _check_binary_vector(y, name: str = "y_true") -> np.ndarray:
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector of 0/1 labels, got shape {y.shape}")
-    values = np.unique(y)
-    if not set(values.tolist()) <= {0, 1}:
-        raise ValueError(f"{name} must hold binary labels 0/1, got values {values[:5].tolist()}")
-    return y.astype(bool)
-
-
 def _check_scores_vector(s, n: int, name: str = "scores") -> np.ndarray:
     s = np.asarray(s, dtype=np.float64)
     if s.ndim != 1:
@@ -129,7 +121,7 @@ def breakeven_point(y_true, scores) -> float:
     >>> breakeven_point([1, 0, 0, 0], [1, 1, 1, 1])  # constant scores: the base rate
     0.25
     """
-    y = _check_binary_vector(y_true)
+    y = check_y01(y_true, name="y_true").astype(bool)
     s = _check_scores_vector(scores, y.size)
     n_pos = int(y.sum())
     if n_pos == 0:
@@ -203,7 +195,7 @@ def _row_cuts(Y: np.ndarray, S: np.ndarray):
 def eleven_point_average_precision(Y, S, *, per_document: bool = False):
     """Average 11-point interpolated precision of per-document category rankings.
 
-    This is the category-ranking view of de Campos et al. (seed 001 sec. 4 and footnote 5): for
+    This is the category-ranking view of de Campos et al. (sec. 4 and footnote 5): for
     each document the categories are ranked by decreasing score; precision ``P_k`` and recall
     ``R_k`` of the top ``k`` categories (positives = the document's true categories) are taken at
     every cut between tie blocks (equal scores are never split); the interpolated precision at
@@ -321,7 +313,7 @@ def pr_curve(y_true, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ValueError
         If ``y_true`` has no positive (recall undefined).
     """
-    y = _check_binary_vector(y_true)
+    y = check_y01(y_true, name="y_true").astype(bool)
     s = _check_scores_vector(scores, y.size)
     if not y.any():
         raise ValueError("y_true has no positive example; recall is undefined")
@@ -334,8 +326,8 @@ def pr_curve(y_true, scores) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def confusion_matrix_binary(y_true, y_pred) -> np.ndarray:
     """2x2 counts ``[[TN, FP], [FN, TP]]`` (rows = truth 0/1, columns = decision 0/1; the layout
     of ``sklearn.metrics.confusion_matrix``)."""
-    y = _check_binary_vector(y_true)
-    p = _check_binary_vector(y_pred, "y_pred")
+    y = check_y01(y_true, name="y_true").astype(bool)
+    p = check_y01(y_pred, name="y_pred").astype(bool)
     if p.size != y.size:
         raise ValueError(f"y_true has {y.size} entries but y_pred has {p.size}")
     idx = 2 * y.astype(np.int64) + p.astype(np.int64)
@@ -348,7 +340,7 @@ def precision_recall_f1_at_threshold(y_true, scores, threshold: float) -> tuple[
     A ratio whose denominator is 0 (no document assigned, no positive, or both precision and
     recall 0) is reported as 0.0.
     """
-    y = _check_binary_vector(y_true)
+    y = check_y01(y_true, name="y_true").astype(bool)
     s = _check_scores_vector(scores, y.size)
     if not np.isfinite(threshold):
         raise ValueError(f"threshold must be finite, got {threshold}")

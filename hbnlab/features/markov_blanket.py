@@ -1,7 +1,8 @@
-"""Markov-blanket truncation: Koller and Sahami's backward feature elimination (seed 003 sec. 5.5.2).
+"""Markov-blanket truncation: Koller and Sahami's backward feature elimination (Chakrabarti,
+*Mining the Web*, ch. 5, sec. 5.5.2).
 
 Start from every term and repeatedly drop the term that is best "covered" by a small set of
-other terms (seed 003 fig. 5.6):
+other terms (Chakrabarti fig. 5.6):
 
 1. for every remaining term X, take as candidate Markov blanket M the ``n_blanket`` remaining
    terms most strongly correlated with X;
@@ -17,7 +18,7 @@ intended expression (Koller and Sahami 1996, eq. 3) is the KL divergence *betwee
 conditional distributions, which is what is computed.  "Most strongly correlated" is the absolute
 Pearson correlation of the binary indicators (the chapter allows chi-square- or MI-like tests;
 Koller and Sahami use correlation).  Probabilities are maximum-likelihood estimates from the
-training counts; terms are binary (present iff the entry is > 0).
+training counts; terms are binary (present iff the entry is > 0; negative entries raise).
 
 Cost: one dense n_terms x n_terms correlation matrix (so apply it after a cheap filter to a few
 thousand terms, as Koller and Sahami did), and after each elimination only the terms whose
@@ -28,23 +29,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from hbnlab._validation import as_binary
+
 __all__ = ["markov_blanket_select", "binary_correlation", "blanket_delta"]
 
 #: delta values this close to the minimum count as ties (broken by the lower column index)
 TIE_TOL = 1e-12
-
-
-def _binary_csr(X) -> sp.csr_matrix:
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-    else:
-        X = np.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"X must be a 2-D term matrix (n_documents, n_terms), got shape {X.shape}")
-        X = sp.csr_matrix(X)
-    if X.data.size and not np.all(np.isfinite(X.data)):
-        raise ValueError("X holds NaN or infinite values")
-    return sp.csr_matrix((X > 0).astype(np.float64))
 
 
 def binary_correlation(Xb: sp.csr_matrix) -> np.ndarray:
@@ -64,7 +54,7 @@ def binary_correlation(Xb: sp.csr_matrix) -> np.ndarray:
 
 def blanket_delta(Xd: np.ndarray, classes: np.ndarray, n_classes: int, features: np.ndarray,
                   blankets: np.ndarray) -> np.ndarray:
-    """delta(X | M) of Koller and Sahami for a batch of features (seed 003 fig. 5.6 line 6).
+    """delta(X | M) of Koller and Sahami for a batch of features (Chakrabarti fig. 5.6 line 6).
 
     Parameters
     ----------
@@ -116,12 +106,13 @@ def _top_alive(corr_rows: np.ndarray, n_blanket: int, zero_col: int) -> np.ndarr
 
 def markov_blanket_select(X, y, k: int, n_blanket: int = 2, *, block_size: int = 256,
                           return_order: bool = False):
-    """Keep ``k`` terms by Koller-Sahami Markov-blanket elimination (seed 003 fig. 5.6).
+    """Keep ``k`` terms by Koller-Sahami Markov-blanket elimination (Chakrabarti fig. 5.6).
 
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_documents, n_terms)
-        Term counts or indicators (a term is present iff its entry is > 0).
+        Term counts or indicators (a term is present iff its entry is > 0; negative or
+        non-finite entries raise ``ValueError``).
     y : array-like of shape (n_documents,)
         Class labels (any discrete values; binary for one category against the rest).
     k : int
@@ -143,7 +134,7 @@ def markov_blanket_select(X, y, k: int, n_blanket: int = 2, *, block_size: int =
     References
     ----------
     D. Koller and M. Sahami, "Toward optimal feature selection", ICML 1996; S. Chakrabarti,
-    *Mining the Web*, sec. 5.5.2 (seed 003).
+    *Mining the Web*, ch. 5, sec. 5.5.2.
 
     Examples
     --------
@@ -156,7 +147,7 @@ def markov_blanket_select(X, y, k: int, n_blanket: int = 2, *, block_size: int =
     >>> markov_blanket_select(X, y, k=2, n_blanket=1).tolist()
     [1, 2]
     """
-    Xb = _binary_csr(X)
+    Xb = as_binary(X)
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != Xb.shape[0]:
         raise ValueError(f"y must be a 1-D label vector with {Xb.shape[0]} entries, got shape {y.shape}")

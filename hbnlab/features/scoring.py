@@ -13,8 +13,8 @@ no term    C                D
 
 ``N = A + B + C + D`` documents.  One sparse product ``X_bin^T Y`` gives ``A`` for all terms x
 categories; document frequencies ``A + B`` and class sizes ``A + C`` give the rest.  (Chakrabarti,
-seed 003 sec. 5.5.1, writes the same table as ``k_{lm}`` with ``l`` the class and ``m`` the
-indicator: ``k11 = A, k01 = B, k10 = C, k00 = D``.)
+*Mining the Web*, ch. 5, sec. 5.5.1, writes the same table as ``k_{lm}`` with ``l`` the class and
+``m`` the indicator: ``k11 = A, k01 = B, k10 = C, k00 = D``.)
 
 Conventions for degenerate tables are stated per method; no method ever returns NaN.
 """
@@ -23,27 +23,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from hbnlab._validation import as_binary
+
 SCORE_METHODS = ("ig", "chi2", "mi", "df", "fisher")
-
-
-def _binary_csr(X) -> sp.csr_matrix:
-    """Presence pattern of X (any non-zero counts as present) as a CSR matrix of float64 ones."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-    else:
-        X = np.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"X must be a 2-D term matrix, got an array with shape {X.shape}")
-        X = sp.csr_matrix(X)
-    data = X.data
-    if data.size and not np.all(np.isfinite(data)):
-        raise ValueError("X must hold finite values (term counts or 0/1 indicators)")
-    B = sp.csr_matrix((np.ones(data.size), X.indices.copy(), X.indptr.copy()), shape=X.shape)
-    B.data[data == 0] = 0.0
-    B.eliminate_zeros()
-    B.sum_duplicates()
-    B.data[:] = 1.0
-    return B
 
 
 def _label_matrix(Y, n_docs: int) -> np.ndarray:
@@ -66,7 +48,7 @@ def contingency_counts(X, Y):
     Parameters
     ----------
     X : {sparse matrix, array-like} of shape (n_documents, n_terms)
-        Term counts or indicators; binarized (present = non-zero).
+        Term counts or indicators; binarized (present = positive; negative entries raise).
     Y : array-like of bool, shape (n_documents, n_categories) or (n_documents,)
 
     Returns
@@ -74,7 +56,7 @@ def contingency_counts(X, Y):
     A, B, C, D : ndarray of float64, shape (n_terms, n_categories)
         A = term and class, B = term and not class, C = class without term, D = neither.
     """
-    Xb = _binary_csr(X)
+    Xb = as_binary(X)
     Yb = _label_matrix(Y, Xb.shape[0])
     n = Xb.shape[0]
     A = np.asarray(Xb.T @ Yb.astype(np.float64))  # (n_terms, n_categories)
@@ -199,7 +181,8 @@ def score_terms(X, Y, method: str = "ig") -> np.ndarray:
     Parameters
     ----------
     X : {sparse matrix, array-like} of shape (n_documents, n_terms)
-        Term matrix; binarized internally (a term is present where the entry is non-zero).
+        Term matrix of counts or 0/1 indicators; binarized internally (a term is present where
+        the entry is positive; negative or non-finite entries raise ``ValueError``).
     Y : array-like of bool, shape (n_documents, n_categories) or (n_documents,)
         Category membership; a vector is one category.
     method : {"ig", "chi2", "mi", "df", "fisher"}, default "ig"
@@ -219,7 +202,7 @@ def score_terms(X, Y, method: str = "ig") -> np.ndarray:
     References
     ----------
     Y. Yang and J. O. Pedersen, "A comparative study on feature selection in text
-    categorization", ICML 1997.  S. Chakrabarti, *Mining the Web*, sec. 5.5.1 (seed 003).
+    categorization", ICML 1997.  S. Chakrabarti, *Mining the Web*, ch. 5, sec. 5.5.1.
 
     Examples
     --------

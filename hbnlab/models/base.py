@@ -10,6 +10,10 @@ feature selection), ``decision_function``, ``predict``, ``predict_proba`` and
   (a float vector; for non-probabilistic models a monotone score whose logistic is the
   reported probability).
 
+Models of term presence or counts also derive from :class:`NonNegativeInputMixin`: ``fit`` and
+``predict*`` then refuse negative entries of ``X`` (scikit-learn's ``positive_only`` tag), and
+the models binarise with :func:`hbnlab._validation.as_binary`.
+
 Classifiers are binary (one class against the rest, as in the thesis); multi-label corpora use
 :class:`hbnlab.models.OneVsRest`.
 """
@@ -18,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 
@@ -36,7 +41,8 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
     n_features = None
     selection = "ig"
     #: True for models of term presence/counts: sklearn's generic estimator checks train them on
-    #: real-valued Gaussian blobs, where the usual training-accuracy bar is not expected.
+    #: real-valued Gaussian blobs (shifted to >= 0 for ``positive_only`` models, so that nearly
+    #: every "term" is present), where the usual training-accuracy bar is not expected.
     _poor_score_on_generic_data = False
 
     # ------------------------------------------------------------------ subclass API
@@ -48,13 +54,19 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ helpers
     def _as_csr(self, X, reset: bool) -> sp.csr_matrix:
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)  # rejects NaN/inf
         X = sp.csr_matrix(X)
         if X.shape[1] == 0:
             raise ValueError("X has 0 feature columns; at least 1 is required")
-        # validate_data rejects NaN/inf.  Binary models treat a term as present iff its entry > 0,
-        # so any real matrix has a defined meaning (sklearn's generic checks pass real-valued blobs).
         return X
+
+    def _check_non_negative(self, X: sp.csr_matrix) -> None:
+        """Refuse negative entries when the model declares the ``positive_only`` tag (models of
+        term presence or counts, :class:`NonNegativeInputMixin`)."""
+        if get_tags(self).input_tags.positive_only and X.data.size and X.data.min() < 0:
+            # the wording scikit-learn's estimator checks expect of a positive_only estimator
+            raise ValueError(f"Negative values in data passed to {type(self).__name__}: X must hold term counts "
+                             f"or 0/1 indicators, got min {X.data.min():g}")
 
     def _validate_y(self, y) -> np.ndarray:
         """Two class labels -> 0/1 (the larger label, e.g. 1 or True, is the positive class)."""
@@ -97,6 +109,7 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
         """
         X = self._as_csr(X, reset=True)
         y = self._validate_y(y)
+        self._check_non_negative(X)
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
         if selected_features is not None:
@@ -124,6 +137,7 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
     def _check_X(self, X) -> sp.csr_matrix:
         check_is_fitted(self, "selected_features_")
         X = self._as_csr(X, reset=False)
+        self._check_non_negative(X)
         return X[:, self.selected_features_]
 
     # ------------------------------------------------------------------ public API
@@ -150,4 +164,17 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         tags.classifier_tags.poor_score = self._poor_score_on_generic_data
         tags.input_tags.sparse = True
+        return tags
+
+
+class NonNegativeInputMixin:
+    """For models of term presence or counts: scikit-learn's ``positive_only`` tag, so that
+    :class:`BinaryTextClassifier` refuses negative entries of ``X`` in ``fit`` and ``predict*``.
+
+    Put it before the estimator base class: ``class M(NonNegativeInputMixin, BinaryTextClassifier)``.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
         return tags

@@ -1,4 +1,4 @@
-"""Greedy hierarchical naive Bayes for classification (Langseth & Nielsen, seed 004).
+"""Greedy hierarchical naive Bayes for classification (Langseth & Nielsen).
 
 The search (slides 6-14) starts from naive Bayes over binary term features and repeatedly adds
 one latent variable L as a new child of the class C with exactly two children taken from the
@@ -37,7 +37,8 @@ import scipy.sparse as sp
 from scipy.special import xlogy
 from scipy.stats import chi2
 
-from hbnlab.models.base import BinaryTextClassifier
+from hbnlab._validation import as_binary
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["GreedyHNBClassifier", "HNBModel", "fit_hnb_em", "conditional_mutual_information_pairs",
            "collapse_states"]
@@ -118,11 +119,6 @@ class HNBModel:
             return [v]
         a, b = self.kids[v - self.n_features]
         return sorted(self.features_under(a) + self.features_under(b))
-
-
-def _parent_card(model: HNBModel, v: int, n_classes: int = 2) -> int:
-    p = model.parent[v]
-    return n_classes if p == -1 else model.card[p]
 
 
 # ---------------------------------------------------------------------------------- inference
@@ -296,10 +292,10 @@ def conditional_mutual_information_pairs(hard: list, cards: list, y: np.ndarray)
     N = y.size
     cols = np.concatenate([starts[i] + np.asarray(h, dtype=np.int64) for i, h in enumerate(hard)])
     rows = np.tile(np.arange(N), len(hard))
-    O = sp.csr_matrix((np.ones(cols.size), (rows, cols)), shape=(N, S))
+    onehot = sp.csr_matrix((np.ones(cols.size), (rows, cols)), shape=(N, S))
     total = np.zeros((len(hard), len(hard)))
     for c in np.unique(y):  # loop over the classes
-        Oc = O[y == c]
+        Oc = onehot[y == c]
         J = np.asarray((Oc.T @ Oc).todense())  # joint counts N(x, y, c) in blocks
         nx = np.diag(J).copy()  # N(x, c) for every state of every variable
         Nc = float((y == c).sum())
@@ -354,7 +350,7 @@ def collapse_states(counts_cl: np.ndarray, N: int, n_classes: int = 2, min_state
 
 
 # ---------------------------------------------------------------------------------- the estimator
-class GreedyHNBClassifier(BinaryTextClassifier):
+class GreedyHNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """Greedy hierarchical naive Bayes (Langseth & Nielsen) over selected binary term features.
 
     Parameters
@@ -401,8 +397,10 @@ class GreedyHNBClassifier(BinaryTextClassifier):
     References
     ----------
     H. Langseth and T. D. Nielsen, Classification using hierarchical naive Bayes models,
-    Machine Learning 63(2), 2006 (and the HNB workshop slides, seed 004).
+    Machine Learning 63(2), 2006 (and Langseth & Nielsen's HNB workshop slides).
     """
+
+    _poor_score_on_generic_data = True  # presence model (see the base class)
 
     def __init__(self, *, n_features=30, selection="ig", max_latents=10, cv=5, n_candidates=1,
                  alpha=1.0, max_iter=50, tol=1e-5, random_state=None):
@@ -428,11 +426,6 @@ class GreedyHNBClassifier(BinaryTextClassifier):
             raise ValueError(f"alpha must be > 0, got {self.alpha}")
         if int(self.max_iter) < 1:
             raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
-
-    @staticmethod
-    def _binary(X) -> np.ndarray:
-        X = X.toarray() if sp.issparse(X) else np.asarray(X)
-        return (X > 0).astype(np.float64)
 
     def _fit_params(self, model, Xb, y):
         return fit_hnb_em(model, Xb, y, alpha=float(self.alpha), max_iter=int(self.max_iter), tol=float(self.tol))
@@ -474,7 +467,7 @@ class GreedyHNBClassifier(BinaryTextClassifier):
         from sklearn.model_selection import StratifiedKFold
 
         self._check_params()
-        Xb = self._binary(X)
+        Xb = as_binary(X).toarray()
         y = np.asarray(y, dtype=np.int64)
         N, F = Xb.shape
         model = HNBModel.naive_bayes(F)
@@ -548,7 +541,7 @@ class GreedyHNBClassifier(BinaryTextClassifier):
         self.tree_cardinalities_ = {int(i): by_feats[tuple(features_under(tree, i))] for i in tree.hidden_nodes()}
 
     def _log_odds(self, X):
-        return _log_posterior_odds(self.model_, self.class_prior_, self.cpt_, self._binary(X))
+        return _log_posterior_odds(self.model_, self.class_prior_, self.cpt_, as_binary(X).toarray())
 
     # ------------------------------------------------------------------ explanations
     @property
@@ -564,7 +557,7 @@ class GreedyHNBClassifier(BinaryTextClassifier):
         to the score).
         """
         Xs = self._check_X(X)
-        Xb = self._binary(Xs)
+        Xb = as_binary(Xs).toarray()
         full = _log_posterior_odds(self.model_, self.class_prior_, self.cpt_, Xb)
         out = np.empty((Xb.shape[0], Xb.shape[1]))
         for f in range(Xb.shape[1]):  # loop over tree leaves

@@ -12,15 +12,16 @@ in code: WEKA's HNB is an unrelated model).
 """
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
+from hbnlab._validation import as_binary, check_branching_factor
 from hbnlab.bn import em as _em
 from hbnlab.bn import inference as _inf
 from hbnlab.bn.structure import TreeStructure
-from hbnlab.models.base import BinaryTextClassifier
+from hbnlab.clustering import construct_tree
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 #: finite stand-in for an infinite class log-odds in ``decision_function``
 LOG_ODDS_CAP = 1e6
@@ -74,7 +75,7 @@ class TreeExplanation:
         return pd.DataFrame(self.contributions, columns=self.contribution_names)
 
 
-class _TreeClassifier(BinaryTextClassifier):
+class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """Shared implementation; subclasses fix the arc direction."""
 
     _direction = "hbn"
@@ -132,17 +133,14 @@ class _TreeClassifier(BinaryTextClassifier):
         )
 
     def _build_tree(self, X, y, names) -> TreeStructure:
-        from hbnlab.clustering import construct_tree
-
-        if isinstance(self.B, bool) or not isinstance(self.B, numbers.Integral) or self.B < 2:
-            raise ValueError(f"branching factor B must be an integer >= 2, got {self.B!r}")
+        B = check_branching_factor(self.B)
         return construct_tree(
-            X, y, B=int(self.B), clustering=self.clustering, alpha=self.alpha, direction=self._direction,
+            X, y, B=B, clustering=self.clustering, alpha=self.alpha, direction=self._direction,
             feature_names=names, class_name=str(self.class_name),
         )
 
     def _fit_selected(self, X, y):
-        Xb = (X != 0).astype(np.int8) if X.dtype != np.int8 else X
+        Xb = as_binary(X)
         names = self._selected_names(X.shape[1])
         tree = self._build_tree(Xb, y, names)
         result = _em.fit_em(
@@ -167,7 +165,6 @@ class _TreeClassifier(BinaryTextClassifier):
         # (breakeven and ranking code require finite scores).  NaN cannot arise from valid
         # tables (both class probabilities zero), but is mapped to 0 for safety.
         return np.nan_to_num(lo, nan=0.0, posinf=LOG_ODDS_CAP, neginf=-LOG_ODDS_CAP)
-
 
     # ------------------------------------------------------------------ inspection
     def explain(self, X) -> TreeExplanation:
@@ -262,7 +259,7 @@ _PARAMS_DOC = """
         Called with a dict after every EM iteration (see :func:`hbnlab.bn.em.fit_em`).
     should_stop : callable, optional
         Polled between EM iterations; returning True aborts ``fit`` with
-        :class:`hbnlab.bn.em.EMCancelled`.
+        :class:`hbnlab._validation.Cancelled`.
 
     Attributes
     ----------

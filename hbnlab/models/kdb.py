@@ -1,4 +1,5 @@
-"""k-dependence Bayesian network classifier over binary term features (seed 003 fig. 5.8).
+"""k-dependence Bayesian network classifier over binary term features (Chakrabarti, *Mining the
+Web*, ch. 5, fig. 5.8).
 
 Structure (Chakrabarti, *Mining the Web*, fig. 5.8, after Sahami's KDB):
 
@@ -31,7 +32,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from hbnlab.models.base import BinaryTextClassifier
+from hbnlab._validation import as_binary
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["KDependenceBNClassifier", "class_mutual_information", "conditional_mutual_information"]
 
@@ -49,7 +51,7 @@ def _xlogx_ratio(n, n_tot, a, b):
 
 
 def class_mutual_information(Xb: sp.csr_matrix, y: np.ndarray) -> np.ndarray:
-    """I(X_t; C) in nats for every binary column (seed 003 eq. 5.7, maximum likelihood)."""
+    """I(X_t; C) in nats for every binary column (Chakrabarti eq. 5.7, maximum likelihood)."""
     y = np.asarray(y).astype(bool)
     n = float(y.size)
     n1 = np.asarray(Xb[y].sum(axis=0), dtype=np.float64).ravel()  # x=1, c=1
@@ -57,7 +59,7 @@ def class_mutual_information(Xb: sp.csr_matrix, y: np.ndarray) -> np.ndarray:
     nc1, nc0 = float(y.sum()), float((~y).sum())
     nx1 = n1 + n0
     nx0 = n - nx1
-    # seed 003 eq. 5.7: sum over the four cells k_{x,c}
+    # Chakrabarti eq. 5.7: sum over the four cells k_{x,c}
     return (_xlogx_ratio(n1, n, nx1, nc1) + _xlogx_ratio(n0, n, nx1, nc0)
             + _xlogx_ratio(nc1 - n1, n, nx0, nc1) + _xlogx_ratio(nc0 - n0, n, nx0, nc0))
 
@@ -65,7 +67,7 @@ def class_mutual_information(Xb: sp.csr_matrix, y: np.ndarray) -> np.ndarray:
 def conditional_mutual_information(Xb: sp.csr_matrix, y: np.ndarray, rows=None) -> np.ndarray:
     """I(X_i; X_j | C) in nats between binary columns, shape (len(rows), n_columns).
 
-    sum_c sum_{a,b} P(a, b, c) log [P(a, b | c) / (P(a | c) P(b | c))] (seed 003 fig. 5.8 line 2),
+    sum_c sum_{a,b} P(a, b, c) log [P(a, b | c) / (P(a | c) P(b | c))] (Chakrabarti fig. 5.8 line 2),
     maximum likelihood, from the per-class co-occurrence counts ``X_c.T @ X_c``.
     """
     y = np.asarray(y).astype(bool)
@@ -124,15 +126,15 @@ def _superset_inversion(counts: np.ndarray) -> np.ndarray:
     return a
 
 
-class KDependenceBNClassifier(BinaryTextClassifier):
-    """k-dependence Bayesian network over binary term features (seed 003 fig. 5.8).
+class KDependenceBNClassifier(NonNegativeInputMixin, BinaryTextClassifier):
+    """k-dependence Bayesian network over binary term features (Chakrabarti fig. 5.8).
 
     Parameters
     ----------
     k : int, default=1
         Maximum number of term parents per term (k = 0 is Bernoulli naive Bayes).
     alpha : float, default=1.0
-        Pseudo-count of the Laplace/Lidstone estimate of each CPT entry (seed 003 eq. 5.18).
+        Pseudo-count of the Laplace/Lidstone estimate of each CPT entry (Chakrabarti eq. 5.18).
     min_cmi : float, default=0.0
         A term parent is added only when I(X_i; X_j | C) > min_cmi.
     block_size : int, default=512
@@ -161,7 +163,7 @@ class KDependenceBNClassifier(BinaryTextClassifier):
 
     References
     ----------
-    S. Chakrabarti, *Mining the Web*, sec. 5.6.2 and fig. 5.8 (seed 003); M. Sahami, "Learning
+    S. Chakrabarti, *Mining the Web*, ch. 5, sec. 5.6.2 and fig. 5.8; M. Sahami, "Learning
     limited dependence Bayesian classifiers", KDD 1996.
 
     Examples
@@ -175,6 +177,8 @@ class KDependenceBNClassifier(BinaryTextClassifier):
     >>> kdb.parents_.ravel().tolist()
     [-1, 0]
     """
+
+    _poor_score_on_generic_data = True  # presence model (see the base class)
 
     def __init__(self, *, k=1, alpha=1.0, min_cmi=0.0, block_size=512, n_features=None, selection="ig"):
         self.k = k
@@ -240,7 +244,7 @@ class KDependenceBNClassifier(BinaryTextClassifier):
             raise ValueError(f"k must be an integer >= 0, got {k!r}")
         if not (np.isscalar(self.alpha) and self.alpha > 0):
             raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
-        Xb = sp.csr_matrix((X > 0).astype(np.float64))
+        Xb = as_binary(X)
         y = np.asarray(y).astype(bool)
         self.class_mi_, self.order_, self.parents_, self.parent_cmi_ = self._structure(Xb, y)
         m = Xb.shape[1]
@@ -261,7 +265,7 @@ class KDependenceBNClassifier(BinaryTextClassifier):
         n_on = exact[:, :, 1::2]  # X_j = 1, parent configuration = T >> 1
         n_all = exact[:, :, 0::2] + n_on
         a = float(self.alpha)
-        theta = (n_on + a) / (n_all + 2 * a)  # seed 003 eq. 5.18 (Laplace, alpha = 1)
+        theta = (n_on + a) / (n_all + 2 * a)  # Chakrabarti eq. 5.18 (Laplace, alpha = 1)
         self.theta_ = np.transpose(theta, (1, 2, 0))  # (m, 2^k, 2)
         n1, n0 = float(y.sum()), float((~y).sum())
         self.class_log_prior_ = np.log(np.array([n0, n1]) / y.size)
@@ -277,7 +281,7 @@ class KDependenceBNClassifier(BinaryTextClassifier):
         return self
 
     def _log_odds(self, X):
-        Xb = sp.csr_matrix((X > 0).astype(np.float64))
+        Xb = as_binary(X)
         slots = self._slot_columns()
         n_vars = len(slots)
         score = np.full(X.shape[0], self.intercept_ + self.poly_coef_[:, 0].sum())
@@ -295,7 +299,7 @@ class KDependenceBNClassifier(BinaryTextClassifier):
         rounding) -- computed here by direct table look-up, by a polynomial kernel there.
         """
         Xs = self._check_X(X)
-        Xd = np.asarray((Xs > 0).toarray(), dtype=np.int64)
+        Xd = np.asarray(as_binary(Xs).toarray(), dtype=np.int64)
         Xe = np.hstack([Xd, np.zeros((Xd.shape[0], 1), dtype=np.int64)])
         idx = Xd.copy()
         for s, col in enumerate(self._slot_columns()[1:]):

@@ -1,4 +1,4 @@
-"""Multinomial naive Bayes with the binary decomposition of de Campos et al. (seed 001 eqs. 2-6).
+"""Multinomial naive Bayes with the binary decomposition of de Campos et al. (eqs. 2-6).
 
 The multi-label problem with ``n`` categories is decomposed into ``n`` binary class variables
 ``C_i`` in ``{c_i, not c_i}`` (de Campos sec. 2, last paragraphs).  All ``n`` binary models share
@@ -18,10 +18,10 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from hbnlab.models.base import BinaryTextClassifier
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["MultiLabelTextClassifier", "MultinomialNBClassifier", "MultinomialNBBinaryClassifier",
-           "class_term_counts", "as_count_matrix"]
+           "class_term_counts", "as_count_matrix", "presence_pattern"]
 
 
 def as_count_matrix(X, who: str = "X") -> sp.csr_matrix:
@@ -52,14 +52,17 @@ def as_count_matrix(X, who: str = "X") -> sp.csr_matrix:
     return X
 
 
-class _CountTags:
-    """sklearn tags of the count models: sparse input, non-negative values only."""
+def presence_pattern(X: sp.csr_matrix) -> sp.csr_matrix:
+    """The 0/1 presence matrix of a count matrix checked by :func:`as_count_matrix`.
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        return tags
+    The same values as :func:`hbnlab._validation.as_binary`, but in ``X``'s storage order: the
+    order of a row's entries is the summation order of the products ``X @ W`` that score
+    documents, and the column-selected matrices of the binary adapters have unsorted indices,
+    so sorting them would change the last bits of the scores.
+    """
+    Xb = X.copy()
+    Xb.data = (Xb.data > 0).astype(np.float64)
+    return Xb
 
 
 class MultiLabelTextClassifier(BaseEstimator):
@@ -221,7 +224,7 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
     References
     ----------
     de Campos, Fernández-Luna, Huete, Romero, "OR gate Bayesian networks for text
-    classification", sec. 2 (seed 001).
+    classification", sec. 2.
 
     Examples
     --------
@@ -242,10 +245,7 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
         self.binary = binary
 
     def _prepare(self, X):
-        if self.binary:
-            X = X.copy()
-            X.data = (X.data > 0).astype(np.float64)
-        return X
+        return presence_pattern(X) if self.binary else X
 
     def _fit_multilabel(self, X, Y):
         if not (np.isscalar(self.alpha) and self.alpha > 0):
@@ -281,7 +281,7 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
         return sp.csr_matrix(X.multiply(self.coef_[i][None, :]))
 
 
-class MultinomialNBBinaryClassifier(_CountTags, BinaryTextClassifier):
+class MultinomialNBBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """One class of :class:`MultinomialNBClassifier` as a binary estimator (thesis protocol).
 
     Parameters

@@ -1,12 +1,13 @@
-"""Bernoulli naive Bayes with the thesis's N0 smoothing (seed 000 sec. 1.1.3, NB of ch. 4)."""
+"""Bernoulli naive Bayes with the thesis's N0 smoothing (Karčiauskas 2002, sec. 1.1.3, NB of ch. 4)."""
 from __future__ import annotations
 
 import numpy as np
 
-from hbnlab.models.base import BinaryTextClassifier
+from hbnlab._validation import as_binary
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 
-class BernoulliNBClassifier(BinaryTextClassifier):
+class BernoulliNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """Naive Bayes over binary features with N0 smoothing.
 
     P(F_i = f | C = c) = (n + N0) / (N + m N0)  (thesis sec. 1.1.3), where n counts the training
@@ -45,7 +46,7 @@ class BernoulliNBClassifier(BinaryTextClassifier):
     def _fit_selected(self, X, y):
         if not self.N0 > 0:
             raise ValueError(f"N0 must be > 0, got {self.N0}")
-        Xb = (X > 0).astype(np.float64)
+        Xb = as_binary(X)
         n_pos = float(y.sum())
         n_neg = float(y.size - n_pos)
         on_pos = np.asarray(Xb[y == 1].sum(axis=0)).ravel()
@@ -65,13 +66,13 @@ class BernoulliNBClassifier(BinaryTextClassifier):
         observed state f (present or absent).
         """
         Xs = self._check_X(X)
-        Xb = (Xs > 0).toarray().astype(bool)
+        Xb = as_binary(Xs).toarray().astype(bool)
         on = self.feature_log_prob_[1] - self.feature_log_prob_[0]
         off = self.feature_log_prob_off_[1] - self.feature_log_prob_off_[0]
         return np.where(Xb, on, off)
 
     def _log_odds(self, X):
-        Xb = (X > 0).astype(np.float64)
+        Xb = as_binary(X)
         on = self.feature_log_prob_[1] - self.feature_log_prob_[0]
         off = self.feature_log_prob_off_[1] - self.feature_log_prob_off_[0]
         prior = self.class_log_prior_[1] - self.class_log_prior_[0]

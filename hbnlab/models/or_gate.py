@@ -1,4 +1,4 @@
-"""The noisy-OR gate Bayesian network classifier of de Campos et al. (seed 001 sec. 3).
+"""The noisy-OR gate Bayesian network classifier of de Campos et al. (sec. 3).
 
 One two-layer network for all categories: a binary node ``T_k`` per term, a binary node ``C_i``
 per category, and an arc ``T_k -> C_i`` whenever term ``t_k`` occurs in a training document of
@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from hbnlab.models.base import BinaryTextClassifier
-from hbnlab.models.multinomial_nb import MultiLabelTextClassifier, _CountTags, as_count_matrix, class_term_counts
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.models.multinomial_nb import MultiLabelTextClassifier, as_count_matrix, class_term_counts, presence_pattern
 
 __all__ = ["NoisyORClassifier", "NoisyORBinaryClassifier", "noisy_or_weights", "WEIGHT_METHODS"]
 
@@ -152,7 +152,7 @@ class NoisyORClassifier(MultiLabelTextClassifier):
     References
     ----------
     de Campos, Fernández-Luna, Huete, Romero, "OR gate Bayesian networks for text
-    classification: a discriminative alternative approach to multinomial naive Bayes" (seed 001).
+    classification: a discriminative alternative approach to multinomial naive Bayes".
 
     Examples
     --------
@@ -190,11 +190,7 @@ class NoisyORClassifier(MultiLabelTextClassifier):
         self.log1m_leak_ = float(np.log1p(-float(self.leak)))
 
     def _evidence(self, X):
-        if self.counts:
-            return X
-        Xb = X.copy()
-        Xb.data = (Xb.data > 0).astype(np.float64)
-        return Xb
+        return X if self.counts else presence_pattern(X)
 
     def log_prob_negative(self, X) -> np.ndarray:
         """log p(not c_i | d) per document and class (eqs. 9/10 in log space)."""
@@ -222,7 +218,7 @@ class NoisyORClassifier(MultiLabelTextClassifier):
         return sp.csr_matrix(X.multiply(-self.log1m_weights_[i][None, :]))
 
 
-class NoisyORBinaryClassifier(_CountTags, BinaryTextClassifier):
+class NoisyORBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """The class node of one category of :class:`NoisyORClassifier` as a binary estimator.
 
     The weights of class i depend only on class i's counts and the corpus totals, so this
@@ -257,7 +253,6 @@ class NoisyORBinaryClassifier(_CountTags, BinaryTextClassifier):
         self.leak = leak
         self.n_features = n_features
         self.selection = selection
-
 
     def _fit_selected(self, X, y):
         self.model_ = NoisyORClassifier(weights=self.weights, counts=self.counts, leak=self.leak)

@@ -1,6 +1,6 @@
 """Rocchio with TF-IDF prototypes and cosine scores: de Campos et al.'s non-probabilistic baseline.
 
-de Campos et al. (seed 001 sec. 4) use "the well-known Rocchio method [3]" -- Joachims's TF-IDF
+de Campos et al. (sec. 4) use "the well-known Rocchio method [3]" -- Joachims's TF-IDF
 Rocchio classifier -- without stating its parameters.  Following Joachims (1997, sec. 2), each
 document is a TF-IDF vector ``d = tf(t, d) * log(N_doc / df(t))`` scaled to unit length, the
 prototype of class c_i is
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from hbnlab.models.base import BinaryTextClassifier
-from hbnlab.models.multinomial_nb import MultiLabelTextClassifier, _CountTags, as_count_matrix
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.models.multinomial_nb import MultiLabelTextClassifier, as_count_matrix
 
 __all__ = ["RocchioClassifier", "RocchioBinaryClassifier", "tfidf_unit_rows"]
 
@@ -113,7 +113,7 @@ class RocchioClassifier(MultiLabelTextClassifier):
         return sp.csr_matrix(D.multiply(self.prototypes_[i][None, :]))
 
 
-class RocchioBinaryClassifier(_CountTags, BinaryTextClassifier):
+class RocchioBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """One class of :class:`RocchioClassifier` as a binary estimator.
 
     ``decision_function`` is the cosine score; ``predict_proba`` (inherited) is its logistic,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.svm import LinearSVC
 
+from hbnlab._validation import as_binary
 from hbnlab.models.base import BinaryTextClassifier
 
 
@@ -23,7 +24,8 @@ class LinearSVMClassifier(BinaryTextClassifier):
         Complexity constant; tune it on the validation split (:func:`tune_svm_C`).
     n_features, selection : see :class:`~hbnlab.models.base.BinaryTextClassifier`.
     binary : bool, default=True
-        Use presence/absence features (the thesis's indexing).
+        Use presence/absence features (the thesis's indexing); ``X`` must then be non-negative
+        (a term is present where its entry is positive).
     random_state : int or None
     """
 
@@ -35,7 +37,7 @@ class LinearSVMClassifier(BinaryTextClassifier):
         self.random_state = random_state
 
     def _prep(self, X):
-        return (X > 0).astype(np.float64) if self.binary else X.astype(np.float64)
+        return as_binary(X) if self.binary else X.astype(np.float64)
 
     def _fit_selected(self, X, y):
         if not self.C > 0:
@@ -50,6 +52,12 @@ class LinearSVMClassifier(BinaryTextClassifier):
     def _log_odds(self, X):
         f = self.svm_.decision_function(self._prep(X))
         return -(self.sigmoid_A_ * f + self.sigmoid_B_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = bool(self.binary)  # presence features: no negative entries
+        tags.classifier_tags.poor_score = bool(self.binary)  # presence model (see the base class)
+        return tags
 
 
 def _platt(f: np.ndarray, y: np.ndarray, max_iter: int = 100) -> tuple[float, float]:

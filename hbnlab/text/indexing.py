@@ -1,6 +1,6 @@
 """Text indexing: tokens, stop words, stemming, and sparse document-term matrices.
 
-The thesis's indexing (seed 000 sec. 4.1.2): title and body as one text, lowercase, words are
+The thesis's indexing (Karčiauskas 2002, sec. 4.1.2): title and body as one text, lowercase, words are
 "sequences of alpha symbols delimited by any other symbols", function words removed, no
 stemming, every term of the training documents kept except those occurring in only one
 training document, binary features.  :class:`IndexingConfig` holds these choices (defaults =
@@ -37,7 +37,7 @@ _STOP = object()  # cache marker: the token is a stop word
 
 @dataclass(frozen=True)
 class IndexingConfig:
-    """How texts become term matrices.  Defaults reproduce the thesis (seed 000 sec. 4.1.2).
+    """How texts become term matrices.  Defaults reproduce the thesis (Karčiauskas 2002, sec. 4.1.2).
 
     Parameters
     ----------

@@ -3,10 +3,10 @@
 * ``"thesis"`` -- English function words (articles, determiners, pronouns, prepositions,
   conjunctions, auxiliary and modal verbs, plus the pieces of contractions the letter-run
   tokenizer splits off).  The thesis removes "function words (i.e. topic-neutral words such as
-  articles, prepositions)" (seed 000 secs 1.3, 4.1.2) without printing its list; this one is
+  articles, prepositions)" (Karčiauskas 2002, secs 1.3, 4.1.2) without printing its list; this one is
   composed from the closed word classes of English grammar (see the file's header).
 * ``"smart"`` -- the SMART system's 571-line English stop list used by de Campos et al.
-  (seed 001 sec. 4).
+  (sec. 4).
 * ``"sklearn"`` -- scikit-learn's ``ENGLISH_STOP_WORDS`` (the Glasgow IR group list, 318 words),
   read from the installed scikit-learn.
 * ``"none"`` -- the empty list.

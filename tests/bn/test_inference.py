@@ -189,7 +189,7 @@ def test_bad_inputs_are_named():
     p = _golden_hbn()
     with pytest.raises(ValueError, match="X has 2 columns, expected 3"):
         I.class_log_odds(p, np.zeros((2, 2)))
-    with pytest.raises(ValueError, match="2-D matrix"):
+    with pytest.raises(ValueError, match="2-D term matrix"):
         I.class_log_odds(p, np.zeros(3))
     with pytest.raises(TypeError, match="TreeParameters"):
         I.class_log_odds({"cpts": []}, np.zeros((1, 3)))

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from hbnlab._validation import HbnlabError
 from hbnlab.bn.params import ParameterError, TreeParameters, config_index, cpt_shape
 from hbnlab.bn.structure import TreeStructure
 
@@ -82,6 +83,7 @@ def test_validator_names_the_node(node, table, message):
 
 
 def test_validator_rejects_wrong_count_and_direction():
+    assert issubclass(ParameterError, HbnlabError) and issubclass(ParameterError, ValueError)
     t = _tree()
     with pytest.raises(ParameterError, match="got 2 tables for a tree of 6 nodes"):
         TreeParameters(t, [np.full((4, 2), 0.5), np.full(2, 0.5)])

@@ -1,6 +1,7 @@
 """TreeStructure invariants: every violation is rejected with a message naming the node."""
 import pytest
 
+from hbnlab._validation import HbnlabError
 from hbnlab.bn.structure import StructureError, TreeStructure, features_under
 
 
@@ -39,12 +40,13 @@ def test_invariants_are_enforced(nested, B, message):
 
 
 def test_cycles_bad_roots_and_bad_B_are_rejected():
+    assert issubclass(StructureError, HbnlabError) and issubclass(StructureError, ValueError)
     with pytest.raises(StructureError, match="cycle"):
         TreeStructure(up=(-1, 2, 1), kind=("class", "hidden", "hidden"), feature=(-1, -1, -1),
                       names=("c", "h1", "h2"))
     with pytest.raises(StructureError, match="node 0 must be the class"):
         TreeStructure(up=(0, -1), kind=("feature", "class"), feature=(0, -1), names=("f", "c"))
-    with pytest.raises(StructureError, match="B must be >= 2, got 1"):
+    with pytest.raises(StructureError, match="B must be an integer >= 2, got 1"):
         TreeStructure.from_nested([0, 1], B=1)
     with pytest.raises(StructureError, match="has nodes below it"):
         TreeStructure(up=(-1, 0, 1), kind=("class", "feature", "feature"), feature=(-1, 0, 1),

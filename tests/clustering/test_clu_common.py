@@ -76,7 +76,7 @@ Y0 = np.array([1, 0, 1, 0])
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"B": 0}, "B must be >= 1, got 0"),
+        ({"B": 0}, "B must be an integer >= 1, got 0"),
         ({"B": 2.5}, "B must be an integer >= 1, got 2.5"),
         ({"alpha": -1.0}, "alpha must be >= 0, got -1.0"),
         ({"alpha": float("nan")}, "alpha must be a finite number"),
@@ -85,7 +85,7 @@ Y0 = np.array([1, 0, 1, 0])
         ({"features": []}, "features must be a non-empty"),
         ({"y": [1, 0, 1]}, "X has 4 rows but y has 3 labels"),
         ({"y": [1, 0, 2, 0]}, "y must hold binary labels 0/1"),
-        ({"X": -X0}, "non-negative"),
+        ({"X": -X0}, "X holds negative values"),
         ({"X": np.ones(4)}, "X must be a 2-D matrix"),
     ],
 )

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from hbnlab._validation import HbnlabError
 from hbnlab.corpus import CorpusError, load_corpus, load_upload, read_folder_per_class
 
 
@@ -102,7 +103,8 @@ CASES = [
     # ---- JSONL
     ("invalid-json", "bad.jsonl", b'{"text": "w", "labels": ["a"]}\n{"text": "w2", labels}\n', {},
      [r"line 2 of .*bad\.jsonl: invalid JSON \(.* at column \d+\)"]),
-    ("json-not-object", "arr.jsonl", b'["w", "a"]\n', {}, [r"line 1 of .*arr\.jsonl: expected a JSON object, got list"]),
+    ("json-not-object", "arr.jsonl", b'["w", "a"]\n', {},
+     [r"line 1 of .*arr\.jsonl: expected a JSON object, got list"]),
     ("json-missing-field", "miss.jsonl",
      b'{"text": "w", "labels": "a"}\n\n{"text": "w2"}\n', {},
      [r"line 3 of .*miss\.jsonl: no column 'labels' \(labels_column\); columns found: \['text'\]"]),
@@ -136,7 +138,8 @@ CASES = [
      [r"bomb\.zip \(uncompressed\) is 5\.0 MB .*max_bytes=1000000"]),
     ("zip-lying-sizes", "lie.zip", _lying_zip(), {"max_bytes": 10_000},
      [r"lie\.zip: member 'big\.csv' cannot be read|exceeds max_bytes"]),
-    ("zip-corrupt", "corrupt.zip", b"PK\x03\x04 definitely not a zip", {}, [r"corrupt\.zip: not a readable ZIP archive"]),
+    ("zip-corrupt", "corrupt.zip", b"PK\x03\x04 definitely not a zip", {},
+     [r"corrupt\.zip: not a readable ZIP archive"]),
     ("zip-empty", "none.zip", _zip({}), {}, [r"none\.zip: the archive holds no files"]),
     ("zip-two-tables", "two.zip", _zip({"a.csv": b"text,labels\nw,a\n", "b.csv": b"text,labels\nw,a\n"}), {},
      [r"two\.zip: holds several table files \['a\.csv', 'b\.csv'\]"]),
@@ -174,6 +177,10 @@ def test_bad_input_is_refused_with_a_precise_message(tmp_path, route, case_id, f
         assert re.search(pat, msg), f"{pat!r} not in {msg!r}"
     if route == "upload":
         assert "uploads/" not in msg and str(tmp_path) not in msg   # named by the upload's file name
+
+
+def test_corpus_error_is_an_hbnlab_error_and_a_value_error():
+    assert issubclass(CorpusError, HbnlabError) and issubclass(CorpusError, ValueError)
 
 
 def test_upload_size_limit_is_checked_before_parsing():

@@ -7,7 +7,6 @@ numbers and the reasons for the differences from the thesis are explained in the
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter
 
 import pytest
@@ -15,7 +14,6 @@ import pytest
 from hbnlab.corpus import (
     fetch_reuters21578,
     load_corpus,
-    load_reuters21578,
     modapte_counts,
     train0_validation_split,
 )
@@ -76,18 +74,6 @@ def test_text_is_clean(reuters_corpus):
     docs = {d.id: d for d in reuters_corpus.documents}
     assert docs["1"].title == "BAHIA COCOA REVIEW" and docs["1"].labels == frozenset({"cocoa"})
     assert "\u00fc" in docs["17980"].text   # the one latin-1 byte (0xFC) in ModApte
-
-
-def test_parse_is_fast(reuters_path):
-    load_reuters21578(reuters_path)
-    best = min(_timed(lambda: load_reuters21578(reuters_path)) for _ in range(2))
-    assert best < 3.0, f"parsing took {best:.2f} s"
-
-
-def _timed(f):
-    t = time.perf_counter()
-    f()
-    return time.perf_counter() - t
 
 
 def test_shipped_checksums_match_and_dispatch(reuters_path, reuters_corpus):

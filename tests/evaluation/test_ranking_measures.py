@@ -208,16 +208,16 @@ def test_bad_input(call, message):
         call()
 
 
-# --------------------------------------------------------------------------- speed
-def test_speed_reuters_sized():
-    import time
-
+# --------------------------------------------------------------------------- thesis-sized input
+def test_reuters_sized_input():
+    """The measures on the ModApte test set's size (3019 documents x 90 categories).  Speed is
+    measured by ``benchmarks/bench_features.py``, not here."""
     from hbnlab.evaluation import breakeven_table, macro_breakeven, micro_breakeven
 
     rng = np.random.default_rng(0)
-    Y = rng.random((3019, 90)) < 0.015  # ModApte test set x 90 categories
+    Y = rng.random((3019, 90)) < 0.015
     S = rng.random((3019, 90))
-    t0 = time.perf_counter()
-    micro_breakeven(Y, S), macro_breakeven(Y, S), eleven_point_average_precision(Y, S)
-    f1_at_k(Y, S, 5, "macro"), breakeven_table(Y, S, [str(j) for j in range(90)])
-    assert time.perf_counter() - t0 < 5.0  # ~0.4 s on the 2-core dev machine
+    for value in (micro_breakeven(Y, S), macro_breakeven(Y, S), eleven_point_average_precision(Y, S),
+                  f1_at_k(Y, S, 5, "macro")):
+        assert 0.0 <= value <= 1.0
+    assert breakeven_table(Y, S, [str(j) for j in range(90)]).shape == (92, 2)

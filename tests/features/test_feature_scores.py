@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 
 import numpy as np
 import pytest
@@ -194,7 +193,8 @@ def test_invariances(seed, method):
 # --------------------------------------------------------------------------- bad input
 def test_bad_input():
     X = sp.csr_matrix(np.eye(3))
-    with pytest.raises(ValueError, match=re.escape("method must be one of ('ig', 'chi2', 'mi', 'df', 'fisher'), got 'gini'")):
+    message = "method must be one of ('ig', 'chi2', 'mi', 'df', 'fisher'), got 'gini'"
+    with pytest.raises(ValueError, match=re.escape(message)):
         score_terms(X, [1, 0, 1], "gini")
     with pytest.raises(ValueError, match="X has 3 rows but Y has 2"):
         score_terms(X, [1, 0])
@@ -204,20 +204,21 @@ def test_bad_input():
         score_terms(np.array([[np.nan, 1.0]]), [1])
     with pytest.raises(ValueError, match="2-D"):
         score_terms(np.zeros(3), [1, 0, 1])
+    with pytest.raises(ValueError, match="X holds negative values"):  # a count cannot be negative
+        score_terms(-X, [1, 0, 1])
 
 
-# --------------------------------------------------------------------------- speed
-def test_speed_reuters_sized():
-    # about the size of the thesis's problem: 7769 documents, 15715 terms, 90 categories
+# --------------------------------------------------------------------------- thesis-sized input
+def test_reuters_sized_input():
+    """Every method on a matrix the size of the thesis's problem (7769 documents, 15715 terms, 90
+    categories).  Speed is measured by ``benchmarks/bench_features.py``, not here."""
     rng = np.random.default_rng(0)
     X = sp.random(7769, 15715, density=0.004, random_state=rng, format="csr")
     Y = rng.random((7769, 90)) < 0.02
     for method in SCORE_METHODS:
-        t0 = time.perf_counter()
         s = score_terms(X, Y, method)
-        dt = time.perf_counter() - t0
         assert s.shape == (15715, 90)
-        assert dt < 5.0, (method, dt)  # about 0.3 s each on the 2-core dev machine
+        assert not np.isnan(s).any(), method
 
 
 # --------------------------------------------------------------------------- Reuters
@@ -231,9 +232,7 @@ def test_reuters_information_gain(reuters_corpus):
     ix = TermIndexer()
     X = ix.fit_transform(reuters_corpus.texts(train))
     Y = reuters_corpus.label_matrix(train, cats)
-    t0 = time.perf_counter()
-    S = score_terms(X, Y, "ig")
-    assert time.perf_counter() - t0 < 5.0  # ~0.2 s for ~13.7k terms x 90 categories
+    S = score_terms(X, Y, "ig")  # speed: benchmarks/bench_features.py
     assert S.shape == (len(ix.vocabulary_), len(cats)) and np.all(S >= 0)
     top = {c: [ix.vocabulary_[i] for i in sel] for c, sel in zip(cats, select_local(S, 8))}
     # sanity: the obviously indicative words lead the information-gain ranking

@@ -101,8 +101,25 @@ def test_one_vs_rest_equals_per_class_fits():
         OneVsRest(BernoulliNBClassifier()).fit(X, np.zeros((120, 2), bool))
 
 
+def test_presence_models_refuse_negative_entries():
+    X, y = _random_binary()
+    for est in (BernoulliNBClassifier(), LinearSVMClassifier(random_state=0)):
+        with pytest.raises(ValueError, match="Negative values in data passed to"):
+            est.fit(-X, y)
+        est.fit(X, y)
+        with pytest.raises(ValueError, match="X must hold term counts or 0/1 indicators, got min -1"):
+            est.predict(sp.csr_matrix(-X))
+    # real-valued features without binarisation keep their sign
+    svm = LinearSVMClassifier(binary=False, random_state=0).fit(X - 0.5, y)
+    assert svm.decision_function(X - 0.5).shape == (200,)
+
+
 def test_sklearn_estimator_checks_nb_and_svm():
     from sklearn.utils.estimator_checks import check_estimator
 
+    # both declare positive_only (presence features), but the consistency check feeds raw
+    # Gaussian blobs, negative entries included, to fit
+    expected = {"check_decision_proba_consistency": "presence model: the check's blobs hold negative entries"}
     for est in (BernoulliNBClassifier(), LinearSVMClassifier(random_state=0)):
-        check_estimator(est)
+        check_estimator(est, expected_failed_checks=expected)
+    check_estimator(LinearSVMClassifier(binary=False, random_state=0))  # real-valued features

@@ -2,17 +2,14 @@
 Reuters-21578 run (slow)."""
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from hbnlab.experiments import decampos as dc
 
-# The paper's tables in their printed layout (seed 001): measure tables, collection blocks,
-# classifier rows NBayes, Rocchio, OR-eq12, OR-eq17 -- transcribed a second time, independently
-# of the per-collection layout of ``decampos.PAPER``.
+# The paper's tables in their printed layout (de Campos et al., Tables 1-3): measure tables,
+# collection blocks, classifier rows NBayes, Rocchio, OR-eq12, OR-eq17 -- transcribed a second
+# time, independently of the per-collection layout of ``decampos.PAPER``.
 PRINTED = {
     "table1": ("micro", "macro", "av11", [
         [0.73485, 0.26407, 0.84501], [0.47183, 0.42185, 0.84501], [0.66649, 0.55917, 0.81736],
@@ -44,17 +41,6 @@ def test_paper_values_match_the_printed_layout():
             table, clf = 1 + r // 4, dc.CLASSIFIERS[r % 4]
             for m, v in zip(measures, values):
                 assert dc.PAPER[table][clf][m] == pytest.approx(100 * v, abs=1e-9), (table, clf, m)
-
-
-SEED = Path("/work/shared/seeds/001_290121f8abb25890.txt")
-
-
-@pytest.mark.skipif(not SEED.is_file(), reason="the seed text is only on the development machine")
-def test_paper_values_match_the_seed_text():
-    text = SEED.read_text()
-    numbers = [float(x) for x in re.findall(r"\b0\.\d{5}\b", text)]
-    printed = [v for *_, rows in PRINTED.values() for row in rows for v in row]
-    assert numbers == printed
 
 
 def test_suspect_entries_really_repeat_naive_bayes():
@@ -144,4 +130,3 @@ def test_reuters_table_1(reuters_path):
     # the pooled micro breakeven of eq. 17 collapses (scores not comparable across classes), the
     # category-ranking one does not
     assert rows["OR-eq17"]["micro_pooled"] < 45 and rows["OR-eq17"]["micro_rank"] > 70
-    assert all(r["seconds"] < 5 for r in res["rows"])

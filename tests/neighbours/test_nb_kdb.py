@@ -1,5 +1,6 @@
-"""k-dependence Bayesian network (seed 003 fig. 5.8): structure invariants and oracle, golden
-CPTs, k = 0 equals Bernoulli naive Bayes, exact per-term decomposition."""
+"""k-dependence Bayesian network (Chakrabarti, *Mining the Web*, ch. 5, fig. 5.8): structure
+invariants and oracle, golden CPTs, k = 0 equals Bernoulli naive Bayes, exact per-term
+decomposition."""
 from __future__ import annotations
 
 import math

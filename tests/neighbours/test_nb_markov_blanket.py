@@ -1,4 +1,5 @@
-"""Koller-Sahami Markov-blanket truncation (seed 003 sec. 5.5.2, fig. 5.6) against a slow loop."""
+"""Koller-Sahami Markov-blanket truncation (Chakrabarti, *Mining the Web*, ch. 5, sec. 5.5.2, fig. 5.6)
+against a slow loop."""
 from __future__ import annotations
 
 import math
@@ -122,3 +123,8 @@ def test_bad_arguments(kwargs, fragment):
 def test_bad_y_shape():
     with pytest.raises(ValueError, match="y must be a 1-D label vector with 4 entries"):
         markov_blanket_select(np.eye(4), [0, 1, 0], k=2)
+
+
+def test_negative_entries_are_refused():
+    with pytest.raises(ValueError, match="X holds negative values"):
+        markov_blanket_select(-np.eye(4), [0, 1, 0, 1], k=2)

@@ -7,7 +7,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.naive_bayes import MultinomialNB
 
-from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier, MultinomialNBClassifier
+from hbnlab._validation import as_binary
+from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier, MultinomialNBClassifier, presence_pattern
 from hbnlab.models.rocchio import RocchioBinaryClassifier, RocchioClassifier
 
 
@@ -74,6 +75,14 @@ def test_multinomial_binary_option_and_permutation():
     perm = np.random.default_rng(0).permutation(X.shape[0])
     c = MultinomialNBClassifier().fit(X[perm], Y[perm])
     np.testing.assert_allclose(c.coef_, MultinomialNBClassifier().fit(X, Y).coef_, rtol=1e-12)
+
+
+def test_presence_pattern_is_as_binary_in_storage_order():
+    X = sp.csr_matrix(np.array([[2.0, 0, 1, 4], [0, 3, 0, 1]]))[:, [3, 2, 0, 1]]
+    assert not X.has_sorted_indices  # a column selection, as the binary adapters make
+    P = presence_pattern(X)
+    np.testing.assert_array_equal(P.toarray(), as_binary(X).toarray())
+    np.testing.assert_array_equal(P.indices, X.indices)
 
 
 @pytest.mark.parametrize("kwargs, X, Y, fragment", [

@@ -1,4 +1,4 @@
-"""Noisy-OR gate classifier (de Campos et al., seed 001 sec. 3): golden weights, brute-force
+"""Noisy-OR gate classifier (de Campos et al., sec. 3): golden weights, brute-force
 inference oracle, slow-loop oracle for eqs. 15/17, adapters and bad input."""
 from __future__ import annotations
 

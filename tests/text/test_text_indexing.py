@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pickle
 import re
-import time
 from collections import Counter
 from dataclasses import FrozenInstanceError
 
@@ -339,14 +338,14 @@ def test_index_corpus():
 
 # --------------------------------------------------------------------------- Reuters
 @pytest.mark.slow
-def test_reuters_vocabulary_and_speed(reuters_corpus):
+def test_reuters_vocabulary(reuters_corpus):
+    """The thesis's indexing of the ModApte training set.  Speed is measured by
+    ``benchmarks/bench_features.py``, not here."""
     train, test = reuters_corpus.train, reuters_corpus.test
     texts_train, texts_test = reuters_corpus.texts(train), reuters_corpus.texts(test)
     ix = TermIndexer()
-    t0 = time.perf_counter()
     X = ix.fit_transform(texts_train)
     Xt = ix.transform(texts_test)
-    seconds = time.perf_counter() - t0
     # thesis sec. 4.1.2 reports 15715 terms; our default config gives ~13.7k on the 7769-document
     # ModApte training set (the thesis figure is matched by the 9603 TOPICS="YES" training
     # documents, see the report).  Guard the order of magnitude and the determinism.
@@ -354,4 +353,3 @@ def test_reuters_vocabulary_and_speed(reuters_corpus):
     assert X.shape == (len(train), len(ix.vocabulary_)) and Xt.shape[0] == len(test)
     assert ix.document_frequency_.min() >= 2
     assert ix.vocabulary_ == sorted(ix.vocabulary_)
-    assert seconds < 10, seconds  # ~0.5 s on the 2-core dev machine
