@@ -34,8 +34,9 @@ def main():
 
     path = os.environ.get("HBNLAB_REUTERS_DIR")
     if path:
-        from hbnlab.corpus import load_reuters21578
         from sklearn.feature_extraction.text import CountVectorizer
+
+        from hbnlab.corpus import load_reuters21578
 
         corpus = load_reuters21578(path)
         train, test = corpus.train, corpus.test

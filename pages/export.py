@@ -16,11 +16,8 @@ with widgets.readable_errors():
 c1, c2 = st.columns(2)
 c1.download_button("Download the report (Markdown)", report_md, file_name=f"{prefix}-report.md",
                    mime="text/markdown", key="p_report_md", icon=":material/description:")
-if report_html is not None:
-    c2.download_button("Download the report (HTML)", report_html, file_name=f"{prefix}-report.html",
-                       mime="text/html", key="p_report_html", icon=":material/html:")
-else:
-    c2.caption("The HTML report arrives with the export issue; the Markdown report holds the same tables.")
+c2.download_button("Download the report (HTML)", report_html, file_name=f"{prefix}-report.html",
+                   mime="text/html", key="p_report_html", icon=":material/html:")
 with st.expander("Preview"):
     st.markdown(report_md)
 

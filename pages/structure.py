@@ -4,8 +4,8 @@ import time
 import streamlit as st
 
 from hbnlab.app import services, state, widgets
-from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
 from hbnlab.experiments import paper_values as pv
+from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
 
 cfg = widgets.page_frame("Structure", "The tree the clustering algorithm builds over the selected terms of a "
                          "class (thesis figs 3.3-3.12). Structure only: parameters are learnt on Training.")

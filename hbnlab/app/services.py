@@ -31,6 +31,7 @@ import pandas as pd
 import streamlit as st
 
 from hbnlab.app import views
+from hbnlab.export.report import build_report
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
 from hbnlab.pipeline.config import ExperimentConfig
@@ -402,31 +403,23 @@ def markdown_report(job_id: int) -> str:
     return views.markdown_report(out, get_job(job_id))
 
 
-def html_report(job_id: int) -> str | None:
-    """The export issue's self-contained HTML report of a training job (the hook), or None when
-    :mod:`hbnlab.export.report` is not installed (the page then offers the Markdown report)."""
+def html_report(job_id: int) -> str:
+    """The self-contained HTML report of a training job (:func:`hbnlab.export.report.build_report`)."""
     return _html_report(int(job_id), _outputs_key(job_id))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _html_report(job_id: int, digest: str) -> str | None:
-    try:
-        from hbnlab.export import report as rep  # written by the export issue
-    except ImportError:
-        return None
+def _html_report(job_id: int, digest: str) -> str:
     out = _train_outputs(job_id, digest)
-    if hasattr(rep, "build_report") and hasattr(rep, "ExperimentResult"):
-        traces, trees = {}, {}
-        for u in out.units:
-            key = f"{u['class']}|{u['classifier']}"
-            if u.get("traces"):
-                traces[key] = json.loads(read_artifact(u["traces"]).decode("utf-8"))
-            est, _ = unit_model(u["model"])
-            if getattr(est, "tree_", None) is not None:
-                trees[key] = est.tree_.to_dict()
-        return rep.build_report(views.experiment_result(out, traces, trees))
-    fn = getattr(rep, "workbench_report_html", None)
-    return None if fn is None else fn(views.report_payload(out, get_job(job_id)))
+    traces, trees = {}, {}
+    for u in out.units:
+        key = f"{u['class']}|{u['classifier']}"
+        if u.get("traces"):
+            traces[key] = json.loads(read_artifact(u["traces"]).decode("utf-8"))
+        est, _ = unit_model(u["model"])
+        if getattr(est, "tree_", None) is not None:
+            trees[key] = est.tree_.to_dict()
+    return build_report(views.experiment_result(out, traces, trees))
 
 
 def clear_caches() -> None:

@@ -68,17 +68,13 @@ def show_error(exc: BaseException) -> None:
 
 @contextmanager
 def readable_errors(stop: bool = True):
-    """Show CorpusError / ValueError / missing-module errors as messages; stop the page."""
+    """Show CorpusError / ValueError / missing-file errors as messages; stop the page."""
     from hbnlab.corpus import CorpusError
 
     try:
         yield
     except (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError) as exc:
         show_error(exc)
-        if stop:
-            st.stop()
-    except ImportError as exc:
-        st.info(f"This part of hbnlab is not installed yet: {exc}")
         if stop:
             st.stop()
 

@@ -88,11 +88,6 @@ STOPPING = ("absolute", "relative")
 CRITERIA = ("full", "conditional")
 
 
-#: Another name of :class:`hbnlab._validation.Cancelled`, the error :func:`fit_em` raises when
-#: ``should_stop()`` returns True.
-EMCancelled = Cancelled
-
-
 @dataclass
 class SufficientStatistics:
     """What the E-step returns for a batch of ``R`` parameter sets.

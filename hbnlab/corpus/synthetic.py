@@ -134,8 +134,8 @@ def make_synthetic_corpus(*, n_documents: int = 3000, n_classes: int = 4, n_grou
     >>> c = make_synthetic_corpus(n_documents=200, random_state=1)
     >>> len(c), c.synthetic, c.categories()[:2]
     (200, True, ['alpha', 'bravo'])
-    >>> c.meta['planted']['classes'][0]['groups'][0]['words'][:2] == \\
-    ...     make_synthetic_corpus(n_documents=50, random_state=7).meta['planted']['classes'][0]['groups'][0]['words'][:2]
+    >>> words = lambda corpus: corpus.meta['planted']['classes'][0]['groups'][0]['words'][:2]
+    >>> words(c) == words(make_synthetic_corpus(n_documents=50, random_state=7))
     True
     """
     K = _check_int("n_classes", n_classes, 2)

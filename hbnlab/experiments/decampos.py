@@ -1,4 +1,4 @@
-"""Reproduction of de Campos et al.'s experiments (seed 001 sec. 4, Tables 1-3).
+"""Reproduction of de Campos et al.'s experiments (de Campos et al., sec. 4, Tables 1-3).
 
 Protocol (sec. 4): every category of the collection at once (Reuters-21578 ModApte: the 90
 categories with at least one training and one test document), Porter stemming, the SMART stop
@@ -49,7 +49,7 @@ def _row(*values):
     return dict(zip(MEASURES, values))
 
 
-#: de Campos et al., Tables 1-3 (seed 001), in percent.  Per collection and classifier:
+#: de Campos et al., Tables 1-3, in percent.  Per collection and classifier:
 #: Table 1 (micr.BEP, macr.BEP, Av-11), Table 2 (micr.F1@1, @3, @5), Table 3 (macr.F1@1, @3, @5).
 PAPER = {
     1: {

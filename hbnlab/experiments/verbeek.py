@@ -1,4 +1,4 @@
-"""The data behind Verbeek's Figures 6.1-6.3 (seed 002, sec. 6.2).
+"""The data behind Verbeek's Figures 6.1-6.3 (Verbeek 2000, sec. 6.2).
 
 * Figure 6.1: test accuracy of the naive Bayes over word groups against the number of groups
   (one sample of ``fig61_docs_per_class`` documents per class; Verbeek: 450);

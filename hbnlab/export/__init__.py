@@ -21,7 +21,7 @@ from hbnlab.export.model_io import (
     save_model,
 )
 
-_REPORT = ("ExperimentResult", "build_report", "tables_csv", "markdown", "write_report", "workbench_report_html")
+_REPORT = ("ExperimentResult", "build_report", "tables_csv", "markdown", "write_report")
 
 
 def __getattr__(name):  # the report module pulls in pandas / plotly: import it on first use

@@ -1,6 +1,6 @@
 """Standard Bayesian-network file formats: BIF, XMLBIF and HUGIN ``.net``.
 
-The thesis built its classifiers with HUGIN (seed 000 ch. 4); these exports let other tools
+The thesis built its classifiers with HUGIN (Karčiauskas 2002, ch. 4); these exports let other tools
 (HUGIN, pgmpy, pyAgrum, GeNIe, Weka, ...) open an hbnlab model.  :func:`network_from_model`
 turns a fitted learner into a :class:`DiscreteNetwork` -- variables, parents and full
 conditional probability tables -- and :func:`export_bn` writes it.
@@ -24,14 +24,14 @@ Conventions (see ``hbnlab/export/FORMAT.md``):
 * **features** are evidence nodes: P(class | document) is the posterior of the class variable
   given every feature variable set to the document's presence / absence of the term.
 
-Learners with a network form: hierarchical BN / NB classifiers (thesis ch. 2-3), Bernoulli
-naive Bayes, the k-dependence BN (seed 003 fig. 5.8), the greedy HNB (seed 004) and the noisy-OR
-gate of one category (de Campos eq. 9).  The noisy OR is written in its exact sequential
-decomposition (Heckerman & Breese 1996): a chain of binary nodes ``<class>_or1, <class>_or2, ...``
-each the OR of the previous node and one inhibited cause, so every table has at most four rows
-instead of the 2**n rows of the expanded gate.  It represents binary evidence (de Campos eq. 9);
-a model fitted with ``counts=True`` (eq. 10, a term repeated n times enters n times) gives the
-same posterior only for documents where every selected term occurs at most once.
+Learners with a network form: hierarchical BN / NB classifiers (thesis ch. 2-3), Bernoulli naive
+Bayes, the k-dependence BN (Chakrabarti, Mining the Web, fig. 5.8), the greedy HNB (Langseth &
+Nielsen) and the noisy-OR gate of one category (de Campos eq. 9). The noisy OR is written in its
+exact sequential decomposition (Heckerman & Breese 1996): a chain of binary nodes ``<class>_or1,
+<class>_or2, ...``, each the OR of the previous node and one inhibited cause, so every table has at
+most four rows instead of the 2**n rows of the expanded gate. It represents binary evidence (de
+Campos eq. 9); a model fitted with ``counts=True`` (eq. 10, a term repeated n times enters n times)
+gives the same posterior only for documents where every selected term occurs at most once.
 """
 from __future__ import annotations
 
@@ -385,7 +385,7 @@ def _nb_network(est, terms, class_name, name) -> DiscreteNetwork:
 
 
 def _kdb_network(est, terms, class_name, name) -> DiscreteNetwork:
-    """k-dependence BN (seed 003 fig. 5.8): X_j | C, term parents; theta_[j, cfg, c] with bit s of
+    """k-dependence BN (Chakrabarti, Mining the Web, fig. 5.8): X_j | C, term parents; theta_[j, cfg, c] with bit s of
     cfg the state of parent slot s."""
     alloc = NameAllocator()
     cname = alloc(class_name)
@@ -449,7 +449,7 @@ def _noisy_or_network(est, terms, class_name, name) -> DiscreteNetwork:
 
 
 def _greedy_network(est, terms, class_name, name) -> DiscreteNetwork:
-    """Greedy HNB (seed 004): C -> latents (k states) -> ... -> features."""
+    """Greedy HNB (Langseth & Nielsen): C -> latents (k states) -> ... -> features."""
     m = est.model_
     alloc = NameAllocator()
     cname = alloc(class_name)
@@ -597,4 +597,5 @@ def brute_force_class_posterior(net: DiscreteNetwork, evidence: dict) -> float:
 
 __all__ = ["FORMATS", "FORMAT_SUFFIX", "BINARY_STATES", "BN_LEARNERS", "BNExportError", "BNVariable",
            "DiscreteNetwork", "NameAllocator", "sanitize_name", "class_variable_name", "feature_variable_names",
-           "model_class_name", "network_from_model", "network_from_tree_parameters", "export_bn", "brute_force_class_posterior"]
+           "model_class_name", "network_from_model", "network_from_tree_parameters", "export_bn",
+           "brute_force_class_posterior"]

@@ -628,44 +628,6 @@ def write_report(result: ExperimentResult, path, **kwargs) -> dict:
     return out
 
 
-# =========================================================================== workbench hook
-def workbench_report_html(payload: dict) -> str:
-    """HTML report of a workbench training job from ``hbnlab.app.views.export.report_payload`` (the
-    Export page's hook): its settings and tables, self-contained (the payload holds no per-document
-    scores, so there are no PR curves; build an :class:`ExperimentResult` for those)."""
-    esc = html.escape
-
-    def frame(split: dict) -> pd.DataFrame:
-        df = pd.DataFrame(split.get("data", []), columns=split.get("columns"), index=split.get("index"))
-        return df
-
-    title = payload.get("title", "hbnlab workbench report")
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{esc(title)}</title>",
-             f"<style>{_CSS}</style></head><body>", f"<h1>{esc(title)}</h1>"]
-    if payload.get("synthetic"):
-        parts.append('<p class="badge" id="synthetic-badge"><b>Synthetic corpus.</b> These numbers describe '
-                     "generated documents, not real text.</p>")
-    info = {"corpus": payload.get("corpus_label") or payload.get("corpus"), "stage": payload.get("stage"),
-            "classes": ", ".join(map(str, payload.get("classes", []))),
-            "classifiers": ", ".join(map(str, payload.get("classifiers", [])))}
-    info.update({f"job.{k}": v for k, v in (payload.get("job") or {}).items()})
-    parts.append('<section id="settings"><h2>Settings</h2>'
-                 + _table_html(_kv_frame({**info, **(payload.get("config") or {})}, "settings"), "settings")
-                 + "</section>")
-    for key, heading in (("breakeven", "Breakeven (%) per class"), ("ranking", "Ranking measures (%)")):
-        if payload.get(key):
-            parts.append(f'<section id="{key}"><h2>{heading}</h2>' + _table_html(frame(payload[key]), key)
-                         + "</section>")
-    if payload.get("models"):
-        parts.append('<section id="models"><h2>Models</h2>'
-                     + _table_html(pd.DataFrame(payload["models"]), "models", "{:.3f}") + "</section>")
-    parts.append('<section id="versions"><h2>Versions</h2>' + _table_html(_kv_frame(library_versions(), "versions"),
-                                                                         "versions") + "</section>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
-
-
 __all__ = ["ExperimentResult", "ResultError", "TABLES", "report_tables", "breakeven_by_classifier", "breakeven_frame",
            "ranking_frame", "timings_frame", "em_frame", "corpus_frame", "tables_csv", "table_csv", "markdown",
-           "markdown_table", "build_report", "write_report", "pr_figures", "em_figures", "tree_svgs", "paper_applies",
-           "workbench_report_html"]
+           "markdown_table", "build_report", "write_report", "pr_figures", "em_figures", "tree_svgs", "paper_applies"]

@@ -70,7 +70,8 @@ class WordClusterNB(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
         X = sp.csr_matrix(X)
         if X.data.size and X.data.min() < 0:
-            raise ValueError(f"Negative values in data passed to WordClusterNB (min {X.data.min()}); X must hold term counts")
+            raise ValueError(f"Negative values in data passed to WordClusterNB (min {X.data.min()}); "
+                             "X must hold term counts")
         return X
 
     def _check_params(self):

@@ -197,14 +197,14 @@ def slow_dep(X, y, features, B, alpha, return_trace=False):
     for _ in range(N):
         cands = []
         for f in by_rank:
-            l = next(k for k, c in enumerate(clusters) if f in c)
-            if len(clusters[l]) < 2:
+            src = next(k for k, c in enumerate(clusters) if f in c)
+            if len(clusters[src]) < 2:
                 continue
             for m in range(len(clusters)):
-                if m == l:
+                if m == src:
                     continue
                 trial = [list(c) for c in clusters]
-                trial[l].remove(f)
+                trial[src].remove(f)
                 trial[m].append(f)
                 cands.append(((f, m), expression_scratch(p, info, trial, alpha)))
         if not cands:
@@ -212,10 +212,10 @@ def slow_dep(X, y, features, B, alpha, return_trace=False):
         (f, m), E2 = pick_min(cands)
         if not E1 - E2 > TOL * max(1.0, abs(E1)):
             break
-        l = next(k for k, c in enumerate(clusters) if f in c)
-        clusters[l].remove(f)
+        src = next(k for k, c in enumerate(clusters) if f in c)
+        clusters[src].remove(f)
         clusters[m].append(f)
-        trace.append((f, l, m, E2))
+        trace.append((f, src, m, E2))
         E1 = E2
     out = sorted((sorted(c) for c in clusters), key=lambda c: min(rank[f] for f in c))
     return (out, trace) if return_trace else out

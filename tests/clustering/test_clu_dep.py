@@ -107,13 +107,13 @@ def test_move_values_equal_expression_from_scratch_for_every_candidate():
     st = _ImproveState(p, info, clusters, 2.5)
     E2, *_ = st.move_values()
     for i in range(N):
-        l = next(k for k, c in enumerate(clusters) if i in c)
+        src = next(k for k, c in enumerate(clusters) if i in c)
         for m in range(len(clusters)):
-            if m == l or len(clusters[l]) == 1:
+            if m == src or len(clusters[src]) == 1:
                 assert E2[i, m] == np.inf
                 continue
             trial = [list(c) for c in clusters]
-            trial[l].remove(i)
+            trial[src].remove(i)
             trial[m].append(i)
             assert E2[i, m] == pytest.approx(expression_3_1(p, info, trial, 2.5), rel=1e-12, abs=1e-12)
 
@@ -121,13 +121,13 @@ def test_move_values_equal_expression_from_scratch_for_every_candidate():
 def test_garbled_denominator_would_be_wrong():
     """The PDF's extra C(|X_k|, 2) term is not the pair count after a move (so it is garbled)."""
     sizes = [3, 1, 2, 3]
-    l, m = 0, 2
+    src, m = 0, 2
     after = [2, 1, 3, 3]
     D_after = sum(s * (s - 1) // 2 for s in after)
     D = sum(s * (s - 1) // 2 for s in sizes)
-    assert D - (sizes[l] - 1) + sizes[m] == D_after  # the derived form
-    rest = sum(s * (s - 1) // 2 for k, s in enumerate(sizes) if k not in (l, m))
-    assert rest + math.comb(sizes[l] - 1, 2) + math.comb(sizes[m] + 1, 2) == D_after
+    assert D - (sizes[src] - 1) + sizes[m] == D_after  # the derived form
+    rest = sum(s * (s - 1) // 2 for k, s in enumerate(sizes) if k not in (src, m))
+    assert rest + math.comb(sizes[src] - 1, 2) + math.comb(sizes[m] + 1, 2) == D_after
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -146,9 +146,9 @@ def test_improve_incremental_value_equals_scratch_after_every_move(seed, alpha):
     assert len(trace) <= N
     current = [list(c) for c in start]
     previous = expression_3_1(p, info, current, alpha)
-    for i, l, m, E in trace:
-        assert i in current[l] and len(current[l]) > 1 and m != l
-        current[l].remove(i)
+    for i, src, m, E in trace:
+        assert i in current[src] and len(current[src]) > 1 and m != src
+        current[src].remove(i)
         current[m].append(i)
         assert E == pytest.approx(expression_3_1(p, info, current, alpha), rel=1e-12, abs=1e-12)
         assert E < previous  # every move has a positive gain
@@ -157,13 +157,13 @@ def test_improve_incremental_value_equals_scratch_after_every_move(seed, alpha):
     # it stops at a local minimum (or after N moves): no single allowed move improves
     if len(trace) < N:
         for i in range(N):
-            l = next(k for k, c in enumerate(clusters) if i in c)
-            if len(clusters[l]) == 1:
+            src = next(k for k, c in enumerate(clusters) if i in c)
+            if len(clusters[src]) == 1:
                 continue
             for m in range(len(clusters)):
-                if m != l:
+                if m != src:
                     trial = [list(c) for c in clusters]
-                    trial[l].remove(i)
+                    trial[src].remove(i)
                     trial[m].append(i)
                     assert expression_3_1(p, info, trial, alpha) >= previous - 1e-12
 

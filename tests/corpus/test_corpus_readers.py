@@ -40,7 +40,7 @@ RECORDS = [
 
 
 def _expected(records=RECORDS):
-    return [(i, t, x, frozenset(l), s) for i, t, x, l, s in records]
+    return [(i, t, x, frozenset(labs), s) for i, t, x, labs, s in records]
 
 
 def _got(corpus):
@@ -51,15 +51,15 @@ def _write_csv(path: Path, delimiter=",", label_sep=";", records=RECORDS, encodi
     with open(path, "w", newline="", encoding=encoding) as f:
         w = csv.writer(f, delimiter=delimiter)
         w.writerow(["id", "title", "text", "labels", "split"])
-        for i, t, x, l, s in records:
-            w.writerow([i, t, x, label_sep.join(l), s])
+        for i, t, x, labs, s in records:
+            w.writerow([i, t, x, label_sep.join(labs), s])
     return path
 
 
 def _write_jsonl(path: Path, records=RECORDS, list_labels=True):
     with open(path, "w", encoding="utf-8") as f:
-        for i, t, x, l, s in records:
-            f.write(json.dumps({"id": i, "title": t, "text": x, "labels": l if list_labels else ",".join(l),
+        for i, t, x, labs, s in records:
+            f.write(json.dumps({"id": i, "title": t, "text": x, "labels": labs if list_labels else ",".join(labs),
                                 "split": s}, ensure_ascii=False) + "\n")
     return path
 
@@ -74,8 +74,8 @@ def _write_parquet(path: Path, records=RECORDS):
 
 def _write_tree(root: Path, records=RECORDS):
     """Folder-per-class with train/test folders: one file per (document, first label)."""
-    for i, _, x, l, s in records:
-        p = root / s / l[0] / f"{i}.txt"
+    for i, _, x, labs, s in records:
+        p = root / s / labs[0] / f"{i}.txt"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(x, encoding="utf-8")
     return root
@@ -124,7 +124,8 @@ def test_crlf_bom_and_latin1(tmp_path):
     p.write_bytes("\ufeffid,text,labels\r\nx,\"two\r\nlines\",a\r\ny,more words,b\r\n".encode("utf-8"))
     c = read_table(p, id_column="id", test_fraction=0)
     assert [(d.id, d.text) for d in c.documents] == [("x", "two\r\nlines"), ("y", "more words")]
-    p2 = _write_csv(tmp_path / "l.csv", encoding="latin-1", records=[(i, t, x.replace("☃", "*"), l, sp) for i, t, x, l, sp in RECORDS])
+    p2 = _write_csv(tmp_path / "l.csv", encoding="latin-1",
+                    records=[(i, t, x.replace("☃", "*"), labs, sp) for i, t, x, labs, sp in RECORDS])
     with pytest.raises(CorpusError, match="cannot decode as UTF-8"):
         read_table(p2, **KW)
     c2 = read_table(p2, encoding="latin-1", **KW)
@@ -189,7 +190,7 @@ def test_seeded_split_keeps_a_rare_label_in_training():
 def test_seeded_split_properties(label_sets, fraction, seed):
     s = seeded_split(label_sets, fraction, seed)
     assert set(s) <= {"train", "test"} and len(s) == len(label_sets)
-    in_train = set().union(*(l for l, x in zip(label_sets, s) if x == "train"))
+    in_train = set().union(*(labs for labs, x in zip(label_sets, s) if x == "train"))
     assert in_train == set().union(*label_sets)                 # every label has a training positive
     assert (s == "test").sum() <= round(len(label_sets) * fraction)
     assert list(seeded_split(label_sets, fraction, seed)) == list(s)
@@ -203,10 +204,11 @@ def test_folder_round_trip_with_split_folders(tmp_path):
     (root / "train" / "stray.txt").write_text("not inside a class folder")
     c = read_folder_per_class(root)
     got = {d.id: (d.text, d.labels, d.split) for d in c.documents}
-    exp = {f"{s}/{l[0]}/{i}.txt": (x, frozenset([l[0]]), s) for i, _, x, l, s in RECORDS}
+    exp = {f"{s}/{labs[0]}/{i}.txt": (x, frozenset([labs[0]]), s) for i, _, x, labs, s in RECORDS}
     assert got == exp
     assert [d.id for d in c.documents] == sorted(exp)
-    assert c.name == "news" and c.meta["ignored_files"] == ["README", "train/stray.txt"] and c.meta["split"] == "folders"
+    assert c.name == "news" and c.meta["ignored_files"] == ["README", "train/stray.txt"]
+    assert c.meta["split"] == "folders"
 
 
 def test_folder_flat_layout_and_seeded_split(tmp_path):

@@ -69,7 +69,7 @@ def test_export_predict_and_open_elsewhere(trained, workdir, test_docs):
     lines.append(json.dumps({"text": "no id and nothing known"}))
     docs.write_text("\n".join(lines) + "\n\n")
     hbnlab("predict", "--model", "copy.hbnlab", "--input", docs, "--out", "preds.jsonl", "--evidence", cwd=workdir)
-    preds = [json.loads(l) for l in (workdir / "preds.jsonl").read_text().splitlines()]
+    preds = [json.loads(line) for line in (workdir / "preds.jsonl").read_text().splitlines()]
     assert [p["id"] for p in preds] == [d.id for d in test_docs] + [len(test_docs) + 1]
     # the CLI's numbers are the library's
     m = load_model(trained)

@@ -116,7 +116,7 @@ def test_breakeven_table_values_are_ours(result, page):
     rows = Page(page).tables["table-breakeven"]
     head = rows[0]
     body = {r[0]: r[1:] for r in rows[1:] if r and r[0]}
-    for k, clf in enumerate(result.classifiers):
+    for clf in result.classifiers:
         col = head.index(clf) - 1  # the index column comes first
         S = result.scores[clf]
         for j, cat in enumerate(result.categories):
@@ -135,7 +135,7 @@ def test_csv_and_markdown_hold_the_same_tables(result):
     md = R.markdown(result)
     for title in R.TABLES.values():
         assert f"## {title}" in md
-    micro_line = next(l for l in md.splitlines() if l.startswith("| micro |"))
+    micro_line = next(line for line in md.splitlines() if line.startswith("| micro |"))
     want = tables["breakeven"].loc["micro", result.classifiers[0]]
     assert f"{want:.1f}" in micro_line
     assert "Synthetic corpus" in md
@@ -207,19 +207,6 @@ def test_result_validation_names_the_field(result):
     with pytest.raises(ResultError, match="format"):
         ExperimentResult.from_dict({"format": "nope"})
 
-
-def test_workbench_hook_renders_a_payload():
-    payload = {
-        "title": "job 3", "corpus": "synthetic", "synthetic": True, "corpus_label": "synthetic (generated)",
-        "stage": "test", "config": {"n_features": 30, "B_or": 9}, "classes": ["alpha"], "classifiers": ["NB"],
-        "breakeven": {"index": ["alpha", "micro"], "columns": ["NB"], "data": [[91.0], [91.0]]},
-        "ranking": {"index": ["NB"], "columns": ["micro"], "data": [[91.0]]},
-        "models": [{"unit": "alpha|NB", "seconds": 0.1}],
-        "job": {"id": 3, "label": "x", "created": 1.0, "finished": 2.0},
-    }
-    doc = Page(R.workbench_report_html(payload))
-    assert {"table-settings", "table-breakeven", "table-ranking", "table-models", "table-versions"} <= set(doc.tables)
-    assert doc.script_srcs == [] and "synthetic-badge" in doc.ids
 
 
 @pytest.mark.e2e

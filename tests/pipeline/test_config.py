@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hbnlab.experiments import paper_values as pv
+from hbnlab.models.catalog import TABLE_4_1
 from hbnlab.pipeline.config import ALPHA_RANGE, CLASSIFIERS, STRUCTURE_ALGORITHMS, ExperimentConfig, clustering_of
 
 
@@ -103,8 +104,8 @@ def test_structure_param_updates_touch_only_their_algorithm():
 
 
 def test_alpha_ranges_hold_the_table_4_1_defaults():
-    for name, (B, a) in pv.TABLE_4_1.items():
-        lo, hi, step = ALPHA_RANGE[clustering_of(name)]
+    for clustering, (_, a) in TABLE_4_1.items():
+        lo, hi, _ = ALPHA_RANGE[clustering]
         assert lo <= a <= hi
     with pytest.raises(ValueError, match="structure algorithm must be one of"):
         clustering_of("HBN-MDL")

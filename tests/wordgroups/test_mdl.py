@@ -225,15 +225,14 @@ def test_merge_costs_are_drops_in_mutual_information_times_one():
     X, y, _ = _corpus(seed=3)
     res = mdl_word_groups(X, y, pool_size=15)
     counts = word_class_counts(X, y)[res.terms]
-    prev = None
     for i, k in enumerate(res.n_groups):
         if i % 9 and k > 2:
             continue
         lab = res.labels_at(int(k))[res.terms]
         G = np.zeros((int(k), counts.shape[1]))
         np.add.at(G, lab, counts)
-        I = mutual_information_bits(G)
-        assert res.agglomeration.information_curve()[i] == pytest.approx(I, rel=1e-9, abs=1e-12)
+        info = mutual_information_bits(G)
+        assert res.agglomeration.information_curve()[i] == pytest.approx(info, rel=1e-9, abs=1e-12)
 
 
 def test_chosen_number_of_groups_minimises_total_and_labels_consistent():

@@ -7,8 +7,6 @@ CSV and Markdown text is made by :func:`hbnlab.export.report.table_csv` and
 """
 from __future__ import annotations
 
-import json
-
 from hbnlab.app.views.corpus import SYNTHETIC_BADGE, corpus_label
 from hbnlab.app.views.results import TrainOutputs
 from hbnlab.experiments import paper_values as pv
@@ -23,22 +21,6 @@ def export_tables(out: TrainOutputs) -> dict:
         "ranking_measures.csv": table_csv(out.ranking_frame()).encode("utf-8"),
         "models.csv": table_csv(out.units_frame()).encode("utf-8"),
         scores: table_csv(out.document_scores()).encode("utf-8"),
-    }
-
-
-def report_payload(out: TrainOutputs, record) -> dict:
-    """Everything a report needs, as plain data (read by
-    :func:`hbnlab.export.report.workbench_report_html`)."""
-    cfg = out.result.get("config", {})
-    return {
-        "title": f"hbnlab workbench report — job {out.job_id}",
-        "corpus": out.corpus_name, "synthetic": out.synthetic,
-        "corpus_label": corpus_label(out.corpus_name, out.synthetic),
-        "stage": out.stage, "config": cfg, "classes": out.classes, "classifiers": out.classifiers,
-        "breakeven": json.loads(out.breakeven_frame().to_json(orient="split")),
-        "ranking": json.loads(out.ranking_frame().to_json(orient="split")),
-        "models": out.units_frame().to_dict(orient="records"),
-        "job": {"id": record.id, "label": record.label, "created": record.created, "finished": record.finished},
     }
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hbnlab._validation import Cancelled
 from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig, SweepError, classifier_name
 from hbnlab.experiments.sweep.data import SweepData, sweep_categories
 from hbnlab.jobs import JobSpec
@@ -172,7 +173,6 @@ def sweep_cell_task(params: dict, ctx) -> dict:
     """
     import resource
 
-    from hbnlab.bn.em import EMCancelled
     from hbnlab.evaluation import breakeven_point
     from hbnlab.models.catalog import make_classifier
 
@@ -221,7 +221,7 @@ def sweep_cell_task(params: dict, ctx) -> dict:
     t0 = time.perf_counter()
     try:
         est.fit(X_fit, y, selected_features=cols)
-    except EMCancelled:
+    except Cancelled:
         raise JobCancelled(f"sweep cell {params['cell']} cancelled during EM") from None
     fit_seconds = time.perf_counter() - t0
     scores = _finite_scores(est.decision_function(X_eval))
