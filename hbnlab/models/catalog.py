@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from hbnlab.models.greedy_hnb import GreedyHNBClassifier
-from hbnlab.models.hbn import HierarchicalBNClassifier, HierarchicalNBClassifier
+from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.models.kdb import KDependenceBNClassifier
 from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
@@ -39,9 +39,6 @@ __all__ = ["Learner", "LEARNERS", "TABLE_4_1", "CLUSTERINGS", "TREE_LEARNERS", "
 
 #: Clustering algorithms of the tree learners (Karčiauskas 2002, figs 3.5-3.12).
 CLUSTERINGS = ("avg", "or", "dep")
-
-#: Final branching factor B and alpha per clustering algorithm (Karčiauskas 2002, Table 4.1).
-TABLE_4_1 = MappingProxyType({"avg": (7, 0.05), "or": (9, 0.09), "dep": (7, 170.0)})
 
 #: Settings a name fixes may not be overridden through ``params``; callbacks are not settings.
 _CALLBACKS = ("progress", "should_stop")

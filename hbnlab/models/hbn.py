@@ -13,6 +13,7 @@ in code: WEKA's HNB is an unrelated model).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -25,6 +26,11 @@ from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 #: finite stand-in for an infinite class log-odds in ``decision_function``
 LOG_ODDS_CAP = 1e6
+
+#: Final branching factor B and alpha per clustering algorithm (Karčiauskas 2002, Table 4.1): the
+#: defaults when ``B`` / ``alpha`` are None.  DEP's alpha weighs mutual information against the
+#: number of dependent pairs and lives on a scale of about a hundred; AVG's and OR's lie below one.
+TABLE_4_1 = MappingProxyType({"avg": (7, 0.05), "or": (9, 0.09), "dep": (7, 170.0)})
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,8 +90,8 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     def __init__(
         self,
         *,
-        B=7,
-        alpha=0.05,
+        B=None,
+        alpha=None,
         clustering="avg",
         n_features=30,
         selection="ig",
@@ -132,10 +138,18 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             f"or one per selected feature ({n_selected})"
         )
 
+    def _structure_params(self) -> tuple[int, float]:
+        """``(B, alpha)``: the given values, else Table 4.1's for the clustering (AVG's for a
+        clustering function)."""
+        key = self.clustering if isinstance(self.clustering, str) else "avg"
+        B0, alpha0 = TABLE_4_1.get(key, TABLE_4_1["avg"])
+        B = check_branching_factor(B0 if self.B is None else self.B)
+        return B, float(alpha0 if self.alpha is None else self.alpha)
+
     def _build_tree(self, X, y, names) -> TreeStructure:
-        B = check_branching_factor(self.B)
+        B, alpha = self._structure_params()
         return construct_tree(
-            X, y, B=B, clustering=self.clustering, alpha=self.alpha, direction=self._direction,
+            X, y, B=B, clustering=self.clustering, alpha=alpha, direction=self._direction,
             feature_names=names, class_name=str(self.class_name),
         )
 
@@ -223,11 +237,13 @@ def _shade(p: float) -> str:
 _PARAMS_DOC = """
     Parameters
     ----------
-    B : int, default=7
-        Branching factor: at most B nodes below the class and below each hidden node.
-    alpha : float, default=0.05
+    B : int or None, default=None
+        Branching factor: at most B nodes below the class and below each hidden node.  None:
+        thesis Table 4.1's value for the clustering (AVG 7, OR 9, DEP 7).
+    alpha : float or None, default=None
         Parameter of the feature clustering (cluster size penalty for AVG / OR, mutual
-        information importance for DEP; thesis Table 4.1).
+        information importance for DEP).  None: Table 4.1's value for the clustering
+        (AVG 0.05, OR 0.09, DEP 170).
     clustering : {"avg", "or", "dep"} or callable, default="avg"
         Feature clustering (thesis secs. 3.5-3.7) or a function
         ``(X, y, features, B, alpha) -> list of clusters``.

@@ -176,7 +176,19 @@ def test_determinism_clone_and_params():
     assert b.get_params()["clustering"] is halves and b.get_params()["n_restarts"] == 3
     np.testing.assert_array_equal(a.fit(X, y).decision_function(X), b.fit(X, y).decision_function(X))
     defaults = HierarchicalBNClassifier().get_params()
-    assert (defaults["B"], defaults["n_restarts"], defaults["tol"], defaults["n_features"]) == (7, 64, 1e-4, 30)
+    assert (defaults["B"], defaults["alpha"], defaults["n_restarts"], defaults["tol"], defaults["n_features"]) == (
+        None, None, 64, 1e-4, 30)
+
+
+@pytest.mark.parametrize("clustering, B, alpha", [("avg", 7, 0.05), ("or", 9, 0.09), ("dep", 7, 170.0)])
+def test_default_B_and_alpha_are_table_4_1s_for_the_clustering(clustering, B, alpha):
+    """Karčiauskas (2002), Table 4.1: DEP's alpha lives on another scale than AVG's and OR's."""
+    _, X, y = _planted(n=300, seed=2)
+    by_default = HierarchicalBNClassifier(clustering=clustering, n_features=None, n_restarts=2, random_state=0)
+    explicit = HierarchicalBNClassifier(clustering=clustering, B=B, alpha=alpha, n_features=None, n_restarts=2,
+                                        random_state=0)
+    np.testing.assert_array_equal(by_default.fit(X, y).decision_function(X), explicit.fit(X, y).decision_function(X))
+    assert by_default.tree_.to_dict() == explicit.tree_.to_dict()
 
 
 @pytest.mark.parametrize(
