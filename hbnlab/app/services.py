@@ -50,10 +50,6 @@ def data_home() -> Path:
     return CS.data_home()
 
 
-def runs_dir() -> Path:
-    return data_home() / "runs"
-
-
 @st.cache_resource(show_spinner=False)
 def _job_client(home: str):
     # One registry + runner per app process and data home.  hbnlab.jobs.local stops the
@@ -275,12 +271,6 @@ def experiment(cfg: ExperimentConfig):
     return _experiment(_experiment_key(cfg))
 
 
-def current_label(cfg: ExperimentConfig) -> str:
-    """The class the pages focus on: ``cfg.label`` if it is a category, else the first one."""
-    cats = experiment(cfg).categories
-    return cfg.label if cfg.label in cats else cats[0]
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def _feature_table(key: str, label: str, n_features: int, scope: str) -> pd.DataFrame:
     return views.feature_table(_experiment(key), label, n_features, scope)
@@ -420,16 +410,6 @@ def _html_report(job_id: int, digest: str) -> str:
         if getattr(est, "tree_", None) is not None:
             trees[key] = est.tree_.to_dict()
     return build_report(views.experiment_result(out, traces, trees))
-
-
-def clear_caches() -> None:
-    """Forget cached corpora and experiments (after a new upload replaces a file)."""
-    _corpus.clear()
-    _doc_index.clear()
-    _experiment.clear()
-    _SEEN.clear()
-    st.cache_data.clear()
-
 
 
 # --------------------------------------------------------------------------- tuning

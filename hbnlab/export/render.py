@@ -9,10 +9,6 @@ class GraphvizMissing(RuntimeError):
     pass
 
 
-def dot_available() -> bool:
-    return shutil.which("dot") is not None
-
-
 def dot_to_svg(dot_source: str, timeout: float = 30.0) -> str:
     """Render DOT source to an SVG string with Graphviz's ``dot``."""
     exe = shutil.which("dot")

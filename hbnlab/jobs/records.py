@@ -70,10 +70,6 @@ class JobRecord:
     def label(self) -> str:
         return self.spec.label
 
-    @property
-    def is_terminal(self) -> bool:
-        return self.state in TERMINAL_STATES
-
     def elapsed(self, now: float | None = None) -> float | None:
         """Seconds since the current attempt started (until it finished)."""
         if self.started is None:

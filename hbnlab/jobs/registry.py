@@ -407,13 +407,6 @@ class RunRegistry(SQLiteStore):
                           f"NULL AND id IN ({','.join('?' * len(ids))})", ids)
         return {r[0] for r in rows}
 
-    def add_logs(self, job_id: int, attempt: int, messages: Sequence[tuple[float | None, str]]) -> None:
-        """Append log lines to a job (any state; ignored if the job was deleted)."""
-        now = time.time()
-        with self._write("writing logs") as con:
-            if con.execute("SELECT 1 FROM jobs WHERE id=?", (int(job_id),)).fetchone():
-                self._insert_extras(con, int(job_id), attempt, now, messages)
-
     def finish(self, job_id: int, attempt: int, state: str, *, result: dict | None = None,
                error: str | None = None, artifacts: Mapping[str, str] | None = None,
                progress: dict | None = None, logs: Sequence[tuple[float | None, str]] = (),
