@@ -4,7 +4,7 @@ import time
 import streamlit as st
 
 from hbnlab.app import services, state, widgets
-from hbnlab.experiments import paper_values as pv
+from hbnlab.models.catalog import TABLE_4_1
 from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
 
 cfg = widgets.page_frame("Structure", "The tree the clustering algorithm builds over the selected terms of a "
@@ -22,7 +22,7 @@ cfg = state.update_config(algorithm=algorithm)
 clustering = clustering_of(algorithm)
 B0, a0 = cfg.structure_params(algorithm)
 lo, hi, step = ALPHA_RANGE[clustering]
-default_B, default_a = pv.TABLE_4_1[f"HBN-{clustering.upper()}"]
+default_B, default_a = TABLE_4_1[clustering]
 
 
 def reset_defaults():

@@ -2,6 +2,7 @@
 import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
+from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
 from hbnlab.pipeline.config import CLASSIFIERS
 
 cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
@@ -22,7 +23,7 @@ with st.form("train_form"):
                      format_func={"test": "training → test", "validation": "training-0 → validation"}.get)
     st.caption("HBN/HNB settings (B, alpha per algorithm) come from the Structure page: "
                + ", ".join(f"{a}: B={cfg.structure_params(a)[0]}, alpha={cfg.structure_params(a)[1]:g}"
-                           for a in ("HBN-AVG", "HBN-OR", "HBN-DEP")))
+                           for a in (tree_learner_name(c) for c in CLUSTERINGS)))
     submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
 if submitted:
     if not classes or not chosen:

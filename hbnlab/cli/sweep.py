@@ -31,6 +31,7 @@ from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, pa
 from hbnlab.experiments import sweep as sw
 from hbnlab.jobs import RegistryError, RunnerError, RunRegistry, get_runner
 from hbnlab.jobs.malloc import unset_dask_malloc_trim
+from hbnlab.models.catalog import CLUSTERINGS
 from hbnlab.pipeline.corpus_spec import data_home
 
 __all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha"]
@@ -47,7 +48,7 @@ def parse_alpha(values, clusterings) -> dict | None:
         if ":" in v:
             k, lst = v.split(":", 1)
             k = k.strip().lower()
-            if k not in ("avg", "or", "dep"):
+            if k not in CLUSTERINGS:
                 raise CLIError(f"--alpha {v!r}: unknown clustering {k!r} (expected avg, or or dep)")
             out[k] = parse_list(lst, float, f"--alpha {k}")
         else:

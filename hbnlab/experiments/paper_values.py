@@ -27,6 +27,15 @@ def table_4_10_row(classifier: str, n_features: int) -> dict | None:
     return {"per_class": dict(zip(THESIS_CLASSES, vals[:10])), "micro": vals[10], "macro": vals[11]}
 
 
+#: The first tuning phase's alpha grids (Tables 4.2-4.4: AVG, OR, DEP with B = 7).
+THESIS_ALPHA_GRIDS = {
+    "avg": (0.0, 0.03, 0.06, 0.09, 0.12),
+    "or": (0.0, 0.05, 0.10, 0.15, 0.20),
+    "dep": (0.0, 50.0, 100.0, 150.0, 200.0, 250.0, 300.0),
+}
+#: The branching factors of the second tuning phase (sec. 4.2.1: "values 3, 5, 7, and 9 for B").
+THESIS_B_GRID = (3, 5, 7, 9)
+
 # Table 4.1: final B and alpha (the tree learners' defaults, kept in the learner catalogue).
 TABLE_4_1 = {f"HBN-{c.upper()}": v for c, v in CATALOG_TABLE_4_1.items()}
 

@@ -10,17 +10,13 @@ import time
 from hbnlab.corpus import load_reuters21578
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
-from hbnlab.models.catalog import NEIGHBOUR_ROWS, is_tree_learner, learner, tree_parts
+from hbnlab.models.catalog import CLUSTERINGS, NEIGHBOUR_ROWS, is_tree_learner, learner, tree_learner_name, tree_parts
 from hbnlab.pipeline.data import ProtocolData, prepare
 
-HBN_ROWS = [("HBN-AVG", 30), ("HBN-OR", 30), ("HBN-DEP", 30)]
+HBN_ROWS = [(tree_learner_name(c), 30) for c in CLUSTERINGS]
 
-# alpha grids of the first tuning phase (Tables 4.2-4.4) and the finer third phase
-ALPHA_GRIDS = {
-    "avg": [0.0, 0.03, 0.06, 0.09, 0.12],
-    "or": [0.0, 0.05, 0.10, 0.15, 0.20],
-    "dep": [0.0, 50.0, 100.0, 150.0, 200.0, 250.0, 300.0],
-}
+#: The first tuning phase's alpha grids (Tables 4.2-4.4); the third phase refines around the best.
+ALPHA_GRIDS = {c: list(g) for c, g in pv.THESIS_ALPHA_GRIDS.items()}
 VALIDATION_TABLES = {
     "table-4.2": ("HBN-AVG", pv.TABLE_4_2), "table-4.3": ("HBN-OR", pv.TABLE_4_3),
     "table-4.4": ("HBN-DEP", pv.TABLE_4_4),
@@ -71,7 +67,7 @@ def three_phase_tuning(data, name: str, *, params=None, n_jobs=1, log=_quiet) ->
     grid = ALPHA_GRIDS[clustering]
     s1 = {a: score(7, a) for a in grid}
     a1 = max(grid, key=lambda a: (s1[a], -a))
-    s2 = {B: (s1[a1] if B == 7 else score(B, a1)) for B in (3, 5, 7, 9)}
+    s2 = {B: (s1[a1] if B == 7 else score(B, a1)) for B in pv.THESIS_B_GRID}
     B = max(s2, key=lambda b: (s2[b], -abs(b - 7)))
     step = (grid[1] - grid[0]) / 3
     fine = sorted({round(max(0.0, a1 + k * step), 6) for k in (-2, -1, 0, 1, 2)})

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, fields
 
-from hbnlab.models.catalog import TABLE_4_1, TREE_LEARNERS, learner_names
+from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 STOPWORDS = ("thesis", "smart", "sklearn", "none")
@@ -152,7 +152,7 @@ class ExperimentConfig:
         integer("n_categories", 1)
         integer("n_restarts", 1, 1024)
         integer("random_state", 0)
-        for c in ("avg", "or", "dep"):
+        for c in CLUSTERINGS:
             integer(f"B_{c}", *B_RANGE)
             a = getattr(self, f"alpha_{c}")
             lo, hi, _ = ALPHA_RANGE[c]

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from hbnlab._validation import HbnlabError, check_branching_factor
-from hbnlab.experiments.paper_values import TABLE_4_1
+from hbnlab.experiments.paper_values import THESIS_ALPHA_GRIDS, THESIS_B_GRID
+from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, is_tree_learner, tree_learner_name
 
 __all__ = [
     "SWEEP_FORMAT_VERSION", "CLUSTERINGS", "CHOOSE_MODES", "STAGES", "THESIS_ALPHA_GRIDS", "THESIS_B_GRID",
@@ -21,18 +22,9 @@ __all__ = [
 ]
 
 SWEEP_FORMAT_VERSION = 1
-CLUSTERINGS = ("avg", "or", "dep")
 CHOOSE_MODES = ("per-category", "global")
 STAGES = ("validation", "test")
 
-#: The thesis's first-phase alpha grids (Karčiauskas 2002, Tables 4.2-4.4: AVG, OR, DEP with B = 7).
-THESIS_ALPHA_GRIDS = {
-    "avg": (0.0, 0.03, 0.06, 0.09, 0.12),
-    "or": (0.0, 0.05, 0.10, 0.15, 0.20),
-    "dep": (0.0, 50.0, 100.0, 150.0, 200.0, 250.0, 300.0),
-}
-#: The thesis's branching factors (Karčiauskas 2002, sec. 4.2.1: "values 3, 5, 7, and 9 for B").
-THESIS_B_GRID = (3, 5, 7, 9)
 
 
 class SweepError(HbnlabError, ValueError):
@@ -41,7 +33,7 @@ class SweepError(HbnlabError, ValueError):
 
 def classifier_name(clustering: str, direction: str = "hbn") -> str:
     """The row name of a hierarchical classifier: ``"HBN-OR"``, ``"HNB-AVG"``, ..."""
-    return f"{direction.upper()}-{clustering.upper()}"
+    return tree_learner_name(clustering, direction)
 
 
 @dataclass(frozen=True)
@@ -149,7 +141,7 @@ class SweepConfig:
         if self.direction not in ("hbn", "hnb"):
             raise SweepError(f"direction must be 'hbn' or 'hnb', got {self.direction!r}")
         base = tuple(str(b).upper() for b in self.baselines)
-        if any(b.startswith(("HBN-", "HNB-")) for b in base):
+        if any(is_tree_learner(b) for b in base):
             raise SweepError(f"baselines are untuned learners; HBN/HNB rows come from clusterings, got {list(base)}")
         object.__setattr__(self, "baselines", base)
         if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)):
@@ -167,7 +159,7 @@ class SweepConfig:
 
     def final_config(self, clustering: str) -> tuple[int, float, int]:
         """Table 4.1's final (B, alpha) of the HBN classifier with this clustering."""
-        B, alpha = TABLE_4_1["HBN-" + clustering.upper()]
+        B, alpha = TABLE_4_1[clustering]
         return int(B), float(alpha), self.n_features[0]
 
     def n_validation_cells(self, n_categories: int) -> int:
