@@ -15,10 +15,11 @@ from ._common import DEFAULT_MAX_BYTES
 from .base import Corpus, CorpusError, Document
 from .fetch import DEFAULT_URL, default_data_home, fetch_reuters21578
 from .readers import load_corpus, load_upload, read_folder_per_class, read_table, read_zip
-from .reuters import load_reuters21578, modapte_counts, train0_validation_split
+from .reuters import REUTERS_NAME, load_reuters21578, modapte_counts, train0_validation_split
 from .synthetic import make_synthetic_corpus
 
 __all__ = [
+    "REUTERS_NAME",
     "Corpus",
     "CorpusError",
     "Document",

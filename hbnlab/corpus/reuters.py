@@ -65,6 +65,9 @@ from pathlib import Path
 from ._common import has_letters
 from .base import Corpus, CorpusError, Document
 
+#: ``Corpus.name`` of Reuters-21578 ModApte (the thesis's reference values apply to it).
+REUTERS_NAME = "reuters21578-modapte"
+
 #: The 22 files of Distribution 1.0.
 REUTERS_FILES = tuple(f"reut2-{i:03d}.sgm" for i in range(22))
 
@@ -302,7 +305,7 @@ def _read_reuters_files(files: Mapping[str, bytes], source: str,
         "split": "ModApte (thesis sec. 4.1.1)",
         **stats,
     }
-    return Corpus("reuters21578-modapte", tuple(docs), synthetic=False, meta=meta)
+    return Corpus(REUTERS_NAME, tuple(docs), synthetic=False, meta=meta)
 
 
 def load_reuters21578(path, *, progress: Callable[[float, str], None] | None = None) -> Corpus:

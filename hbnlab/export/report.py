@@ -32,11 +32,11 @@ import numpy as np
 import pandas as pd
 
 from hbnlab._validation import HbnlabError
+from hbnlab.corpus import REUTERS_NAME
 from hbnlab.export.model_io import library_versions, plain_json
 
 RESULT_FORMAT = "hbnlab-experiment-result"
 RESULT_VERSION = 1
-REUTERS_NAME = "reuters21578-modapte"
 
 
 class ResultError(HbnlabError, ValueError):

@@ -14,7 +14,9 @@ import os
 from pathlib import Path
 
 from hbnlab.corpus import (
+    REUTERS_NAME,
     CorpusError,
+    default_data_home,
     fetch_reuters21578,
     load_corpus,
     load_reuters21578,
@@ -24,13 +26,10 @@ from hbnlab.corpus import (
 __all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_from_spec", "is_reuters_modapte",
            "REUTERS_NAME"]
 
-#: ``Corpus.name`` of Reuters-21578 ModApte (:func:`hbnlab.corpus.load_reuters21578`).
-REUTERS_NAME = "reuters21578-modapte"
-
-
 def data_home() -> Path:
-    """``$HBNLAB_DATA_HOME``, else ``~/.cache/hbnlab`` (created on demand), as an absolute path."""
-    p = Path(os.environ.get("HBNLAB_DATA_HOME") or "~/.cache/hbnlab").expanduser()
+    """:func:`hbnlab.corpus.default_data_home` (``$HBNLAB_DATA_HOME``, else ``~/.cache/hbnlab``),
+    created on demand, as an absolute path."""
+    p = default_data_home()
     p.mkdir(parents=True, exist_ok=True)
     return p.resolve()
 

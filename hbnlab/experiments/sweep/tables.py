@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig
 
@@ -171,7 +172,7 @@ def sweep_table(result: SweepResult) -> dict:
                 row["thesis_top10_micro"], row["thesis_top10_macro"] = ref["micro"], ref["macro"]
         rows.append(row)
         per_class[clf] = dict(zip(cats, (100 * per_class_breakeven(Y, S)).tolist()))
-    reuters = result.data_info.get("name") == "reuters21578-modapte"
+    reuters = result.data_info.get("name") == REUTERS_NAME
     reference = []
     if reuters:
         for name in ("NBayes", "OR-eq12", "OR-eq17"):
