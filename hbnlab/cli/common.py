@@ -6,10 +6,8 @@ import json
 from pathlib import Path
 
 from hbnlab._validation import HbnlabError
-from hbnlab.export.atomic import write_text_atomic
-from hbnlab.pipeline.corpus_spec import load_named_corpus
 
-__all__ = ["CLIError", "add_corpus_options", "corpus_from_args", "parse_list", "write_json"]
+__all__ = ["CLIError", "add_corpus_options", "check_corpus_arg", "corpus_from_args", "parse_list", "write_json"]
 
 
 class CLIError(HbnlabError, ValueError):
@@ -27,15 +25,23 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
         p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
 
 
-def corpus_from_args(args):
-    """The corpus that ``--corpus`` / ``--reuters-dir`` / the synthetic options name."""
+def check_corpus_arg(args) -> None:
+    """Refuse a ``--corpus`` path that does not exist and a too small ``--synthetic-size``, naming the option."""
     size = getattr(args, "synthetic_size", 3000)
-    seed = args.corpus_seed if hasattr(args, "corpus_seed") else args.seed
     if args.corpus == "synthetic" and size < 8:
         raise CLIError(f"--synthetic-size must be >= 8, got {size}")
     if args.corpus not in ("synthetic", "reuters") and not Path(args.corpus).exists():
         raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
-    return load_named_corpus(args.corpus, reuters_dir=args.reuters_dir, seed=seed, size=size)
+
+
+def corpus_from_args(args):
+    """The corpus that ``--corpus`` / ``--reuters-dir`` / the synthetic options name."""
+    from hbnlab.pipeline.corpus_spec import load_named_corpus
+
+    check_corpus_arg(args)
+    seed = args.corpus_seed if hasattr(args, "corpus_seed") else args.seed
+    return load_named_corpus(args.corpus, reuters_dir=args.reuters_dir, seed=seed,
+                             size=getattr(args, "synthetic_size", 3000))
 
 
 def parse_list(text: str, cast, what: str) -> list:
@@ -56,6 +62,7 @@ def write_json(path: str | None, obj) -> None:
     """Write ``obj`` as indented JSON (keys starting with ``_`` dropped) and say so; no-op without a path."""
     if not path:
         return
+    from hbnlab.export.atomic import write_text_atomic
 
     def clean(o):
         if isinstance(o, dict):

@@ -17,35 +17,19 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
-from hbnlab.cli.common import CLIError, add_corpus_options
-from hbnlab.evaluation import breakeven_point
-from hbnlab.experiments.manifest import CorpusSpec, ExperimentManifest, run_manifest
-from hbnlab.export.atomic import write_text_atomic
-from hbnlab.export.bn_formats import (
-    BN_LEARNERS,
-    export_bn,
-    feature_variable_names,
-    model_class_name,
-    network_from_model,
-)
-from hbnlab.export.model_io import load_model, save_model
-from hbnlab.export.report import RESULT_FORMAT, ExperimentResult, breakeven_frame, markdown_table, write_report
-from hbnlab.models.catalog import is_tree_learner, learner, learner_names
-from hbnlab.pipeline.data import prepare
-from hbnlab.pipeline.fit import fit_unit
+from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg
 
 __all__ = ["register", "cmd_train", "cmd_export_model", "cmd_predict", "cmd_run", "cmd_report", "evidence_names"]
 
 
-def _corpus_spec(args) -> CorpusSpec:
+def _corpus_spec(args):
+    from hbnlab.experiments.manifest import CorpusSpec
+
+    check_corpus_arg(args)
     if args.corpus == "synthetic":
         return CorpusSpec("synthetic", seed=args.seed, size=args.synthetic_size)
     if args.corpus == "reuters":
         return CorpusSpec("reuters", path=args.reuters_dir)
-    if not Path(args.corpus).exists():
-        raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
     return CorpusSpec("path", path=args.corpus)
 
 
@@ -64,6 +48,12 @@ def _parse_params(items) -> dict:
 
 # =========================================================================== train
 def cmd_train(args) -> int:
+    from hbnlab.evaluation import breakeven_point
+    from hbnlab.export.model_io import save_model
+    from hbnlab.models.catalog import is_tree_learner, learner
+    from hbnlab.pipeline.data import prepare
+    from hbnlab.pipeline.fit import fit_unit
+
     try:
         name = learner(args.classifier).name
     except ValueError as e:
@@ -113,6 +103,9 @@ def cmd_train(args) -> int:
 
 # =========================================================================== export-model
 def cmd_export_model(args) -> int:
+    from hbnlab.export.bn_formats import export_bn
+    from hbnlab.export.model_io import load_model, save_model
+
     loaded = load_model(args.model)
     fmt = args.format.lower()
     if fmt == "hbnlab":
@@ -156,6 +149,8 @@ def _read_jsonl(path: str) -> tuple[list, list]:
 def evidence_names(loaded) -> tuple[str, list]:
     """(class variable, feature variable names) of a loaded model: its exported network's names
     (the same for every learner: the class first, then the selected terms)."""
+    from hbnlab.export.bn_formats import BN_LEARNERS, feature_variable_names, model_class_name, network_from_model
+
     if loaded.learner in BN_LEARNERS:
         net = network_from_model(loaded)
         return net.class_variable, list(net.feature_variables)
@@ -165,10 +160,15 @@ def evidence_names(loaded) -> tuple[str, list]:
 
 
 def cmd_predict(args) -> int:
+    import numpy as np
+
+    from hbnlab.export.atomic import write_text_atomic
+    from hbnlab.export.model_io import load_model
+
     loaded = load_model(args.model)
     if loaded.pipeline is None:
         raise CLIError(f"{args.model}: the model file has no vocabulary / indexing settings, so it cannot "
-                         "classify raw text (save it with vocabulary= and indexing=)")
+                       "classify raw text (save it with vocabulary= and indexing=)")
     if not hasattr(loaded.estimator, "selected_features_"):
         raise CLIError(f"{args.model}: {loaded.learner} is a multi-class model; predict handles binary models")
     ids, texts = _read_jsonl(args.input)
@@ -191,6 +191,9 @@ def cmd_predict(args) -> int:
 # =========================================================================== run / report
 def _load_experiment(path: str):
     """(ExperimentResult) from a result JSON, or by running a manifest."""
+    from hbnlab.experiments.manifest import ExperimentManifest, run_manifest
+    from hbnlab.export.report import RESULT_FORMAT, ExperimentResult
+
     p = Path(path)
     try:
         d = json.loads(p.read_text(encoding="utf-8"))
@@ -209,6 +212,8 @@ def _load_experiment(path: str):
 
 
 def cmd_run(args) -> int:
+    from hbnlab.export.report import breakeven_frame, markdown_table
+
     result = _load_experiment(args.manifest)
     print(markdown_table(breakeven_frame(result)))
     if args.out:
@@ -218,6 +223,8 @@ def cmd_run(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from hbnlab.export.report import write_report
+
     result = _load_experiment(args.experiment)
     paths = write_report(result, args.out, include_trees=not args.no_trees)
     for kind, p in paths.items():
@@ -231,7 +238,9 @@ def register(subparsers) -> None:
     t = subparsers.add_parser("train", help="train one binary classifier and save it as an hbnlab model file")
     add_corpus_options(t, default="synthetic")
     t.add_argument("--class", dest="label", required=True, help="the positive class (e.g. trade)")
-    t.add_argument("--classifier", default="hbn-or", help=" | ".join(n.lower() for n in learner_names()))
+    t.add_argument("--classifier", default="hbn-or",
+                   help="a learner of hbnlab.models.catalog, e.g. hbn-or, hnb-dep, nb, svm, or-eq12, kdb "
+                        "(an unknown name lists them all)")
     t.add_argument("--B", type=int, default=None, help="branching factor (hbn-*/hnb-*; default thesis Table 4.1)")
     t.add_argument("--alpha", type=float, default=None, help="clustering threshold (hbn-*/hnb-*)")
     t.add_argument("--n-features", type=int, default=30, help="terms selected by information gain (default 30)")

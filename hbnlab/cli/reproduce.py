@@ -5,21 +5,14 @@ from __future__ import annotations
 import time
 
 from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, write_json
-from hbnlab.experiments import reproduce as rep
-from hbnlab.experiments import thesis
-from hbnlab.experiments.decampos import format_decampos_table, reproduce_decampos_table
-from hbnlab.experiments.verbeek import verbeek_figures
-from hbnlab.export.atomic import write_text_atomic
-from hbnlab.export.render import dot_to_svg
-from hbnlab.models.catalog import TREE_LEARNERS, is_tree_learner
-from hbnlab.pipeline.corpus_spec import load_named_corpus, resolve_reuters_dir
-from hbnlab.pipeline.data import prepare
-from hbnlab.pipeline.fit import fit_unit
 
 __all__ = ["register", "cmd_reproduce", "cmd_tree"]
 
 
 def _reuters_data(args):
+    from hbnlab.experiments import reproduce as rep
+    from hbnlab.pipeline.corpus_spec import resolve_reuters_dir
+
     return rep.load_reuters_protocol(resolve_reuters_dir(args.reuters_dir, download=True), log=print)
 
 
@@ -33,6 +26,9 @@ def _print_validation_rows(result: dict) -> None:
 
 
 def _verbeek(args) -> dict:
+    from hbnlab.experiments.verbeek import verbeek_figures
+    from hbnlab.pipeline.corpus_spec import load_named_corpus
+
     t0 = time.perf_counter()
     corpus = load_named_corpus(args.corpus or "reuters", reuters_dir=args.reuters_dir, seed=args.random_state)
     figs = verbeek_figures(corpus, random_state=args.random_state)
@@ -53,6 +49,11 @@ def _verbeek(args) -> dict:
 
 
 def cmd_reproduce(args) -> int:
+    from hbnlab.experiments import reproduce as rep
+    from hbnlab.experiments import thesis
+    from hbnlab.experiments.decampos import format_decampos_table, reproduce_decampos_table
+    from hbnlab.pipeline.corpus_spec import resolve_reuters_dir
+
     target = args.target.lower()
     if target not in rep.TARGETS:
         raise CLIError(f"unknown target {args.target!r}; expected one of {', '.join(rep.TARGETS)}")
@@ -84,6 +85,12 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_tree(args) -> int:
+    from hbnlab.export.atomic import write_text_atomic
+    from hbnlab.export.render import dot_to_svg
+    from hbnlab.models.catalog import TREE_LEARNERS, is_tree_learner
+    from hbnlab.pipeline.data import prepare
+    from hbnlab.pipeline.fit import fit_unit
+
     name = args.classifier.upper()
     if not is_tree_learner(name):
         raise CLIError(f"--classifier must be one of {[n.lower() for n in TREE_LEARNERS]}")

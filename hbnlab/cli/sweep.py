@@ -28,11 +28,6 @@ import time
 from pathlib import Path
 
 from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, parse_list
-from hbnlab.experiments import sweep as sw
-from hbnlab.jobs import RegistryError, RunnerError, RunRegistry, get_runner
-from hbnlab.jobs.malloc import unset_dask_malloc_trim
-from hbnlab.models.catalog import CLUSTERINGS
-from hbnlab.pipeline.corpus_spec import data_home
 
 __all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha"]
 
@@ -41,6 +36,8 @@ __all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha"]
 def parse_alpha(values, clusterings) -> dict | None:
     """``--alpha`` values -> {clustering: [alphas]}.  A bare list applies to every clustering of
     the sweep; ``CLUSTERING:LIST`` sets one clustering's grid; the others keep the thesis's."""
+    from hbnlab.models.catalog import CLUSTERINGS
+
     if not values:
         return None
     out: dict = {}
@@ -115,6 +112,8 @@ class TerminalProgress:
 
 # =========================================================================== the command
 def _config(args):
+    from hbnlab.experiments import sweep as sw
+
     clusterings = parse_list(args.clusterings, str, "--clusterings")
     baselines = [] if args.baselines.strip().lower() in ("", "none") else parse_list(args.baselines, str, "--baselines")
     try:
@@ -135,6 +134,9 @@ def default_sweep_id(config, data) -> str:
 
 
 def _runner(args, registry):
+    from hbnlab.jobs import RunnerError, get_runner
+    from hbnlab.jobs.malloc import unset_dask_malloc_trim
+
     address = args.dask if args.dask not in (None, "") else os.environ.get("HBNLAB_DASK_SCHEDULER") or None
     use_dask = not args.local and (args.dask is not None or address is not None)
     try:
@@ -152,6 +154,10 @@ def _runner(args, registry):
 
 
 def cmd_sweep(args) -> int:
+    from hbnlab.experiments import sweep as sw
+    from hbnlab.jobs import RegistryError, RunRegistry
+    from hbnlab.pipeline.corpus_spec import data_home
+
     # one BLAS thread per worker process: N workers = N cores (workers inherit the environment)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")

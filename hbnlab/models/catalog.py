@@ -22,6 +22,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 
 from hbnlab.models.greedy_hnb import GreedyHNBClassifier
@@ -71,14 +72,15 @@ class Learner:
     description: str = ""
     family: str = "neighbour"
 
+    @cached_property
+    def param_names(self) -> tuple:
+        """The estimator's hyper-parameter names (``get_params`` of a default instance)."""
+        return tuple(sorted(self.estimator().get_params()))
+
     @property
     def seeded(self) -> bool:
         """Whether the estimator takes a ``random_state``."""
         return "random_state" in self.param_names
-
-    @property
-    def param_names(self) -> tuple:
-        return tuple(sorted(self.estimator().get_params()))
 
     @property
     def is_tree(self) -> bool:

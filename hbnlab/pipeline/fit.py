@@ -25,12 +25,14 @@ _CALLBACKS = ("progress", "should_stop")
 
 @dataclass
 class FitResult:
-    """A fitted estimator with its selected columns and terms, the evaluation scores and timing."""
+    """A fitted estimator with its selected columns and terms, the evaluation scores with the
+    evaluation labels of the category, and timing."""
 
     estimator: object
     columns: np.ndarray | None
     terms: list
     scores: np.ndarray
+    y_eval: np.ndarray
     seconds: float
     stats: dict = field(default_factory=dict)
 
@@ -141,4 +143,4 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
         scores = est.predict_proba(split.X_eval)[:, 1]
     else:
         scores = est.decision_function(split.X_eval)
-    return FitResult(est, cols, terms, np.asarray(scores), seconds, _em_stats(est))
+    return FitResult(est, cols, terms, np.asarray(scores), split.Y_eval[:, j], seconds, _em_stats(est))

@@ -69,8 +69,7 @@ def fit_config_unit(data: ProtocolData, label: str, name: str, cfg: ExperimentCo
     res = fit_unit(data, label, name, n_features=cfg.n_features, params=cfg.classifier_params(name), stage=stage,
                    scope=cfg.scope, random_state=cfg.random_state, score="proba", progress=progress,
                    should_stop=should_stop)
-    y_eval = data.split(stage).Y_eval[:, data.category_index(label)]
-    info = {**res.info, "breakeven": float(breakeven_point(y_eval, res.scores))}
+    info = {**res.info, "breakeven": float(breakeven_point(res.y_eval, res.scores))}
     return res.estimator, res.scores, info
 
 

@@ -227,6 +227,7 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, source:
                     raise ModelFileError(source, name, f"decompresses to more than {limit} bytes (a zip bomb?)")
     except ModelFileError:
         raise
+    # zipfile raises NotImplementedError for a member whose compression method it does not support
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError, ValueError) as e:
         raise ModelFileError(source, name, f"cannot be decompressed: truncated or corrupt ({e})") from None
     return bytes(out)
