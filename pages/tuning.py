@@ -6,15 +6,18 @@ from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, clustering_of
 
 cfg = widgets.page_frame("Tuning", "The thesis tunes B and alpha by validation micro breakeven: fit on "
                          "training-0, measure on the validation split (sec. 4.2.1).")
+cfg = widgets.validation_picker(cfg, key="u_validation")
 data = widgets.load_experiment(cfg)
 widgets.synthetic_notice(data.synthetic)
+untunable = widgets.validation_notice(data)
 
 available = list(STRUCTURE_ALGORITHMS)
 with st.form("tune_form"):
     c1, c2 = st.columns(2)
     algorithm = c1.selectbox("Classifier", available,
                              index=available.index(cfg.algorithm) if cfg.algorithm in available else 0, key="u_algo")
-    classes = c2.multiselect("Classes", data.categories, default=data.categories, key="u_classes")
+    classes = c2.multiselect("Classes", data.categories, default=[c for c in data.categories if c not in untunable],
+                             key="u_classes")
     grid = services.alpha_grid(clustering_of(algorithm))
     c1, c2, c3 = st.columns(3)
     B_values = c1.multiselect("B values", list(range(2, 13)), default=[3, 5, 7, 9], key="u_B")

@@ -79,11 +79,26 @@ def shutdown_jobs(*, interrupt: bool = True) -> None:
     _job_client.clear()
 
 
+def check_tunable(cfg: ExperimentConfig, classes=None) -> None:
+    """Refuse, before a job starts, classes the config's validation split cannot score (a
+    ValueError naming each class with its reason and what to change on the page)."""
+    data = experiment(cfg)
+    bad = data.untunable(list(classes) if classes else None)
+    if bad:
+        listed = "; ".join(f"'{c}': {why}" for c, why in bad.items())
+        raise ValueError(f"{len(bad)} class{'' if len(bad) == 1 else 'es'} cannot be scored on the validation "
+                         f"split ({data.validation_description()}): {listed}. Remove "
+                         f"{'it' if len(bad) == 1 else 'them'} from Classes, or choose k-fold cross-validation.")
+
+
 def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage: str = "test",
                  label: str | None = None) -> int:
-    """Submit a "train" job for ``classes`` x ``classifiers`` (defaults: the config's)."""
+    """Submit a "train" job for ``classes`` x ``classifiers`` (defaults: the config's); a
+    validation-stage job on classes the split cannot score is refused first (:func:`check_tunable`)."""
     from hbnlab.jobs.spec import JobSpec
 
+    if stage == "validation":
+        check_tunable(cfg, classes)
     classifiers = list(classifiers or cfg.classifiers)
     token = uuid.uuid4().hex  # names the job's checkpoint directory (not a modelling choice)
     params = {"config": cfg.to_dict(), "classes": list(classes or []), "classifiers": classifiers, "stage": stage,
@@ -97,9 +112,11 @@ def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage
 
 def submit_tune(cfg: ExperimentConfig, classifier: str, B_values, alpha_values, n_features_values=None,
                 classes=None) -> int:
-    """Submit a "tune" job: the grid on the training-0 / validation split."""
+    """Submit a "tune" job: the grid on the validation split or folds (refused first for classes
+    the split cannot score, :func:`check_tunable`)."""
     from hbnlab.jobs.spec import JobSpec
 
+    check_tunable(cfg, classes)
     params = {"config": cfg.to_dict(), "classifier": classifier, "B_values": [int(b) for b in B_values],
               "alpha_values": [float(a) for a in alpha_values],
               "n_features_values": [int(n) for n in (n_features_values or [cfg.n_features])],
@@ -253,7 +270,8 @@ def document(cfg: ExperimentConfig, doc_id: str):
 #: The config fields that decide the indexed data (the cache key of :func:`experiment`).
 _DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "reuters_dir", "upload_path", "upload_text_column",
                 "upload_labels_column", "upload_split_column", "upload_id_column", "upload_title_column",
-                "stopwords", "stemming", "min_df", "selection", "categories", "n_categories")
+                "stopwords", "stemming", "min_df", "selection", "categories", "n_categories", "validation", "cv",
+                "random_state")
 
 
 def _experiment_key(cfg: ExperimentConfig) -> str:

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from hbnlab.app import services, state, views
-from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
 
 ACTIVE = ("queued", "running")
 
@@ -105,6 +105,37 @@ def class_picker(cfg: ExperimentConfig, data, *, key: str, label: str = "Class")
     if choice != cfg.label:
         state.update_config(label=choice)
     return choice
+
+
+_HOLD_OUT, _KFOLD = "one validation split", "k-fold cross-validation"
+
+
+def validation_picker(cfg: ExperimentConfig, *, key: str) -> ExperimentConfig:
+    """How tuning holds out documents: the hold-out split (by date when the corpus is dated, else
+    stratified) or K-fold cross-validation; a change is stored in the config."""
+    c1, c2 = st.columns([2, 1])
+    mode = c1.radio("Validation", [_HOLD_OUT, _KFOLD], index=1 if cfg.cv else 0, horizontal=True, key=f"{key}_mode",
+                    help="One split: training-0 / validation (the thesis's, by date, when every training document "
+                         "is dated; else a seeded stratified split). k-fold: every training document is measured "
+                         "once, by a model fitted on the other folds (small corpora).")
+    k = c2.number_input("Folds (K)", min_value=2, max_value=CV_MAX, value=cfg.cv or 5, step=1, key=f"{key}_k",
+                        disabled=mode == _HOLD_OUT)
+    cv = int(k) if mode == _KFOLD else 0
+    if cv != cfg.cv:
+        cfg = state.update_config(cv=cv)
+    return cfg
+
+
+def validation_notice(data) -> set:
+    """A caption on the validation split and a warning naming the classes it cannot score;
+    returns those classes."""
+    st.caption(f"Validation: {data.validation_description()}.")
+    bad = data.untunable()
+    if bad:
+        st.warning(f"{len(bad)} class{'' if len(bad) == 1 else 'es'} cannot be tuned on this split and "
+                   f"{'is' if len(bad) == 1 else 'are'} left out: "
+                   + "; ".join(f"{c} ({why})" for c, why in bad.items()))
+    return set(bad)
 
 
 def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str | None = None):

@@ -7,7 +7,12 @@ from pathlib import Path
 
 from hbnlab._validation import HbnlabError
 
-__all__ = ["CLIError", "add_corpus_options", "check_corpus_arg", "corpus_from_args", "parse_list", "write_json"]
+__all__ = ["CLIError", "add_corpus_options", "add_validation_options", "validation_kwargs", "check_corpus_arg",
+           "corpus_from_args", "parse_list", "parse_categories", "write_json"]
+
+#: ``--validation`` choices (:data:`hbnlab.corpus.splits.VALIDATION_METHODS`, kept here so that
+#: ``hbnlab --help`` does not import the library).
+_VALIDATION_CHOICES = ("auto", "date", "stratified")
 
 
 class CLIError(HbnlabError, ValueError):
@@ -25,22 +30,64 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
         p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
 
 
+def add_validation_options(p: argparse.ArgumentParser) -> None:
+    """``--validation auto|date|stratified`` and ``--cv K``: how tuning holds out documents."""
+    p.add_argument("--validation", default="auto", choices=_VALIDATION_CHOICES,
+                   help="training-0 / validation split: auto = by date when every training document is dated "
+                        "(Reuters, the thesis), else stratified (seeded by --random-state/--seed)")
+    p.add_argument("--cv", type=int, default=0, metavar="K",
+                   help="tune by K-fold cross-validation on the training set instead of one validation split "
+                        "(K >= 2; small corpora)")
+
+
+def validation_kwargs(args, seed: int = 0) -> dict:
+    """``prepare()`` keywords of :func:`add_validation_options`; a bad ``--cv`` is a CLIError."""
+    cv = int(getattr(args, "cv", 0) or 0)
+    if cv == 1 or cv < 0:
+        raise CLIError(f"--cv must be 0 (one validation split) or an integer >= 2 (folds), got {cv}")
+    return {"validation": getattr(args, "validation", "auto"), "cv": cv or None, "random_state": seed}
+
+
+def parse_categories(text: str | None, corpus) -> list[str] | None:
+    """``--categories``: ``None`` (the command's default), ``"all"`` (every category with a training
+    and a test document), ``"topK"`` or a comma list (each must be a category of ``corpus``)."""
+    if not text:
+        return None
+    usable = corpus.categories(min_train=1, min_test=1)
+    t = text.strip()
+    if t == "all":
+        return usable
+    if t.startswith("top") and t[3:].isdigit():
+        k = int(t[3:])
+        if k < 1:
+            raise CLIError(f"--categories: topK needs K >= 1, got {text!r}")
+        return usable[:k]
+    names = parse_list(t, str, "--categories")
+    known = set(corpus.categories())
+    unknown = [c for c in names if c not in known]
+    if unknown:
+        raise CLIError(f"--categories: {unknown} {'is not a category' if len(unknown) == 1 else 'are not categories'}"
+                       f" of corpus {corpus.name!r} (it has {corpus.categories()[:12]}...)")
+    return names
+
+
 def check_corpus_arg(args) -> None:
     """Refuse a ``--corpus`` path that does not exist and a too small ``--synthetic-size``, naming the option."""
     size = getattr(args, "synthetic_size", 3000)
     if args.corpus == "synthetic" and size < 8:
         raise CLIError(f"--synthetic-size must be >= 8, got {size}")
-    if args.corpus not in ("synthetic", "reuters") and not Path(args.corpus).exists():
+    if args.corpus not in (None, "synthetic", "reuters") and not Path(args.corpus).exists():
         raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
 
 
-def corpus_from_args(args):
-    """The corpus that ``--corpus`` / ``--reuters-dir`` / the synthetic options name."""
+def corpus_from_args(args, default: str = "reuters"):
+    """The corpus that ``--corpus`` (``default`` when not given) / ``--reuters-dir`` / the synthetic
+    options name."""
     from hbnlab.pipeline.corpus_spec import load_named_corpus
 
     check_corpus_arg(args)
-    seed = args.corpus_seed if hasattr(args, "corpus_seed") else args.seed
-    return load_named_corpus(args.corpus, reuters_dir=args.reuters_dir, seed=seed,
+    seed = args.corpus_seed if hasattr(args, "corpus_seed") else getattr(args, "seed", 0)
+    return load_named_corpus(args.corpus or default, reuters_dir=args.reuters_dir, seed=seed,
                              size=getattr(args, "synthetic_size", 3000))
 
 

@@ -4,16 +4,30 @@ from __future__ import annotations
 
 import time
 
-from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, write_json
+from hbnlab.cli.common import (
+    CLIError,
+    add_corpus_options,
+    add_validation_options,
+    corpus_from_args,
+    parse_categories,
+    validation_kwargs,
+    write_json,
+)
 
 __all__ = ["register", "cmd_reproduce", "cmd_tree"]
 
 
-def _reuters_data(args):
+def _protocol_data(args):
+    """The thesis's protocol data on ``--corpus`` (default Reuters-21578 ModApte, downloaded if
+    needed) with ``--categories`` and the validation options."""
     from hbnlab.experiments import reproduce as rep
-    from hbnlab.pipeline.corpus_spec import resolve_reuters_dir
+    from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 
-    return rep.load_reuters_protocol(resolve_reuters_dir(args.reuters_dir, download=True), log=print)
+    corpus = corpus_from_args(args)
+    categories = parse_categories(args.categories, corpus)
+    if categories is None and not is_reuters_modapte(corpus.name):
+        categories = corpus.categories(min_train=1, min_test=1)
+    return rep.load_protocol(corpus, categories=categories, log=print, **validation_kwargs(args, args.random_state))
 
 
 def _print_validation_rows(result: dict) -> None:
@@ -62,21 +76,27 @@ def cmd_reproduce(args) -> int:
             rows = rep.parse_rows(args.rows) if args.rows else None
         except ValueError as e:
             raise CLIError(f"--rows: {e}") from None
-        result = rep.table_4_10(_reuters_data(args), rows=rows, extra_rows=args.extra_rows, tune=args.tune,
+        data = _protocol_data(args)
+        result = rep.table_4_10(data, rows=rows, extra_rows=args.extra_rows, tune=args.tune,
                                 n_restarts=args.n_restarts, n_jobs=args.n_jobs, random_state=args.random_state,
                                 log=print)
         print()
-        print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
+        if result.get("paper"):
+            print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
+        else:
+            print(f"The rows of Table 4.10: breakeven (%) on the test set of {data.corpus_name}, "
+                  f"{len(data.categories)} classes (the thesis's values apply to Reuters-21578 only)")
         print(thesis.format_table(result))
     elif target in rep.VALIDATION_TARGETS:
-        result = rep.validation_table(_reuters_data(args), target, n_restarts=args.n_restarts, n_jobs=args.n_jobs,
+        result = rep.validation_table(_protocol_data(args), target, n_restarts=args.n_restarts, n_jobs=args.n_jobs,
                                       random_state=args.random_state, log=print)
         print()
         _print_validation_rows(result)
     elif target.startswith("decampos-table-"):
         table = int(target.rsplit("-", 1)[1])
         reuters_dir = str(resolve_reuters_dir(args.reuters_dir, download=True)) if table == 1 else None
-        result = reproduce_decampos_table(table=table, reuters_dir=reuters_dir, corpus_path=args.corpus)
+        corpus_path = None if args.corpus in (None, "reuters") else args.corpus
+        result = reproduce_decampos_table(table=table, reuters_dir=reuters_dir, corpus_path=corpus_path)
         print(format_decampos_table(result))
     else:
         result = _verbeek(args)
@@ -119,7 +139,11 @@ def register(sub) -> None:
     """Add ``reproduce`` and ``tree`` to the hbnlab parser."""
     r = sub.add_parser("reproduce", help="reproduce a table or figure of the source papers")
     r.add_argument("target", help="table-4.10 | table-4.2 ... table-4.9 | decampos-table-1/2/3 | verbeek-figures")
-    r.add_argument("--reuters-dir", default=None)
+    add_corpus_options(r, default=None)
+    r.add_argument("--categories", default=None,
+                   help="table-4.x: all | topK | comma list (default: Reuters top10; another corpus: every "
+                        "category with a training and a test document)")
+    add_validation_options(r)
     r.add_argument("--json", default=None, metavar="OUT", help="write the rows as JSON")
     r.add_argument("--n-jobs", type=int, default=2, help="parallel processes (default 2)")
     r.add_argument("--tune", action="store_true", help="table-4.10: tune B and alpha on validation (3 phases)")
@@ -127,7 +151,6 @@ def register(sub) -> None:
     r.add_argument("--rows", default=None, help="table-4.10: comma list like NB:30,HBN-OR:30")
     r.add_argument("--n-restarts", type=int, default=None, help="EM restarts for HBN rows (default 64)")
     r.add_argument("--random-state", type=int, default=0)
-    r.add_argument("--corpus", default=None, help="corpus path for targets that accept one")
     r.set_defaults(func=cmd_reproduce)
 
     t = sub.add_parser("tree", help="learn and draw an HBN/HNB tree for one class")

@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from hbnlab.cli.common import CLIError, add_corpus_options, corpus_from_args, parse_list
+from hbnlab.cli.common import CLIError, add_corpus_options, add_validation_options, corpus_from_args, parse_list
 
 __all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha"]
 
@@ -122,7 +122,7 @@ def _config(args):
             B=tuple(parse_list(args.B, int, "--B")), alpha=parse_alpha(args.alpha, [c.lower() for c in clusterings]),
             n_features=tuple(parse_list(args.n_features, int, "--n-features")), choose=args.choose,
             n_restarts=args.n_restarts, tol=args.tol, final_only=args.final_only, direction=args.direction,
-            baselines=tuple(baselines), random_state=args.seed)
+            baselines=tuple(baselines), random_state=args.seed, validation=args.validation, cv=args.cv)
     except sw.SweepError as e:
         raise CLIError(str(e)) from None
 
@@ -233,6 +233,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("sweep", help="tune and test HBN classifiers on many categories as jobs "
                                             "(local pool or Dask)")
     add_corpus_options(p, default="reuters", seed_flag="--corpus-seed")
+    add_validation_options(p)
     p.add_argument("--categories", default="all", help="all | topK (e.g. top10) | comma list of names")
     p.add_argument("--clusterings", default="avg,or,dep")
     p.add_argument("--B", default="3,5,7,9", help="branching factors (thesis: 3,5,7,9)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from hbnlab.corpus import load_reuters21578
+from hbnlab.corpus import REUTERS_NAME, load_reuters21578
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
 from hbnlab.models.catalog import CLUSTERINGS, NEIGHBOUR_ROWS, is_tree_learner, learner, tree_learner_name, tree_parts
@@ -35,14 +35,29 @@ def _quiet(message: str) -> None:
     """The default ``log``: reproductions print nothing unless a frontend passes a logger."""
 
 
-def load_reuters_protocol(reuters_dir, *, log=_quiet) -> ProtocolData:
+def load_reuters_protocol(reuters_dir, *, log=_quiet, **prepare_kw) -> ProtocolData:
     """Reuters-21578 ModApte indexed and scored the thesis's way (10 most frequent categories)."""
+    return load_protocol(load_reuters21578(reuters_dir), log=log, **prepare_kw)
+
+
+def load_protocol(corpus, *, categories=None, log=_quiet, **prepare_kw) -> ProtocolData:
+    """Any corpus indexed and scored the thesis's way (:func:`hbnlab.pipeline.data.prepare`), with
+    the counts logged (beside the thesis's for Reuters) and the categories the validation split
+    cannot score named."""
     t0 = time.perf_counter()
-    data = prepare(load_reuters21578(reuters_dir))
+    data = prepare(corpus, categories=categories, **prepare_kw)
     c = data.info
-    log(f"Reuters-21578 ModApte: {c['n_train']} train / {c['n_test']} test documents "
-        f"(thesis: 7769 / 3018), {c['n_terms']} terms (thesis: 15715), training-0 {c['n_train0']} / "
-        f"validation {c['n_validation']} (thesis: 5827 / 1942)  [{time.perf_counter() - t0:.1f}s]")
+    if corpus.name == REUTERS_NAME:
+        log(f"Reuters-21578 ModApte: {c['n_train']} train / {c['n_test']} test documents "
+            f"(thesis: 7769 / 3018), {c['n_terms']} terms (thesis: 15715), {data.validation_description()} "
+            f"(thesis: 5827 / 1942)  [{time.perf_counter() - t0:.1f}s]")
+    else:
+        log(f"{corpus.name}: {c['n_train']} train / {c['n_test']} test documents, {len(data.categories)} "
+            f"categories, {c['n_terms']} terms, {data.validation_description()}  [{time.perf_counter() - t0:.1f}s]")
+    bad = data.untunable()
+    if bad:
+        log(f"  {len(bad)} categor{'y' if len(bad) == 1 else 'ies'} cannot be tuned on this split and "
+            f"keep the defaults: " + "; ".join(f"{k} ({why})" for k, why in bad.items()))
     return data
 
 
@@ -56,10 +71,11 @@ def three_phase_tuning(data, name: str, *, params=None, n_jobs=1, log=_quiet) ->
     clustering = tree_parts(name)[1]
     params = dict(params or {})
     history = []
+    js = thesis.tunable_indices(data)
 
     def score(B, alpha):
         row = thesis.run_row(data, name, 30, params={**params, "B": B, "alpha": alpha}, stage="validation",
-                             n_jobs=n_jobs)
+                             n_jobs=n_jobs, category_indices=js)
         history.append({"B": B, "alpha": alpha, "micro": row["micro"]})
         log(f"    {name} B={B} alpha={alpha:g}: validation micro {row['micro']:.2f}")
         return row["micro"]
@@ -119,32 +135,35 @@ def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None 
     """One of the thesis's validation sweeps, Tables 4.2-4.9 (``target`` = ``"table-4.2"`` ...)."""
     p = _hbn_params(n_restarts)
     rows = []
+    js = thesis.tunable_indices(data, log)
+    published = thesis.thesis_values_apply(data)
     if target in VALIDATION_TABLES:
         name, paper = VALIDATION_TABLES[target]
         for alpha, (p30, p60) in paper.items():
             for nf, pval in ((30, p30), (60, p60)):
                 r = thesis.run_row(data, name, nf, params={**p, "B": 7, "alpha": alpha}, stage="validation",
-                                   n_jobs=n_jobs, random_state=random_state)
-                r["alpha"], r["paper_micro"] = alpha, pval
-                log(f"  {name} alpha={alpha:g} {nf} features: {r['micro']:.1f} (paper {pval:.1f})")
+                                   n_jobs=n_jobs, random_state=random_state, category_indices=js)
+                r["alpha"], r["paper_micro"] = alpha, pval if published else None
+                log(f"  {name} alpha={alpha:g} {nf} features: {r['micro']:.1f}"
+                    + (f" (paper {pval:.1f})" if published else ""))
                 rows.append(r)
     elif target in HNB_TABLES:
         clustering, paper = HNB_TABLES[target]
         for alpha, (p_hnb, p_hbn) in paper.items():
             for name, pval in ((f"HNB-{clustering.upper()}", p_hnb), (f"HBN-{clustering.upper()}", p_hbn)):
                 r = thesis.run_row(data, name, 30, params={**p, "B": 7, "alpha": alpha}, stage="validation",
-                                   n_jobs=n_jobs, random_state=random_state)
-                r["alpha"], r["paper_micro"] = alpha, pval
-                log(f"  {name} alpha={alpha:g}: {r['micro']:.1f} (paper {pval:.1f})")
+                                   n_jobs=n_jobs, random_state=random_state, category_indices=js)
+                r["alpha"], r["paper_micro"] = alpha, pval if published else None
+                log(f"  {name} alpha={alpha:g}: {r['micro']:.1f}" + (f" (paper {pval:.1f})" if published else ""))
                 rows.append(r)
     elif target == "table-4.8":
         return thesis.sweep_features(data, "NB", [30, 60, 100, 200, 300, 400, 500], n_jobs=n_jobs,
-                                     paper=pv.TABLE_4_8, log=log)
+                                     paper=pv.TABLE_4_8 if published else None, log=log)
     elif target == "table-4.9":
-        C, curve = thesis.tune_svm_C(data, 30, n_jobs=n_jobs)
+        C, curve = thesis.tune_svm_C(data, 30, n_jobs=n_jobs, log=log)
         log(f"  SVM C tuned at 30 features: {C} ({curve})")
         res = thesis.sweep_features(data, "SVM", [30, 60, 100, 200, 300, 400, 500], params={"C": C},
-                                    n_jobs=n_jobs, paper=pv.TABLE_4_9, log=log)
+                                    n_jobs=n_jobs, paper=pv.TABLE_4_9 if published else None, log=log)
         res["C"] = C
         return res
     else:
@@ -152,5 +171,6 @@ def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None 
     return {"rows": rows, "corpus": data.corpus_json()}
 
 
-__all__ = ["load_reuters_protocol", "three_phase_tuning", "parse_rows", "table_4_10", "validation_table",
+__all__ = ["load_reuters_protocol", "load_protocol", "three_phase_tuning", "parse_rows",
+           "table_4_10", "validation_table",
            "ALPHA_GRIDS", "VALIDATION_TARGETS", "TARGETS"]

@@ -20,11 +20,31 @@ from joblib import Parallel, delayed
 
 from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
 from hbnlab.experiments import paper_values as pv
+from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 from hbnlab.pipeline.data import ProtocolData
 from hbnlab.pipeline.fit import fit_unit
 
 __all__ = ["run_row", "tune_svm_C", "reproduce_table_4_10", "sweep_features", "format_table",
-           "DEFAULT_TABLE_4_10_ROWS"]
+           "DEFAULT_TABLE_4_10_ROWS", "thesis_values_apply", "tunable_indices"]
+
+
+def thesis_values_apply(data: ProtocolData) -> bool:
+    """Whether the thesis's published values describe this data: Reuters-21578 ModApte with the
+    thesis's 10 classes."""
+    return is_reuters_modapte(data.corpus_name) and sorted(data.categories) == sorted(pv.THESIS_CLASSES)
+
+
+def tunable_indices(data: ProtocolData, log=None) -> list[int]:
+    """Indices of the categories the validation split can score; the others are named through
+    ``log`` (none tunable: a ValueError naming each with its reason)."""
+    bad = data.untunable()
+    if len(bad) == len(data.categories):
+        raise ValueError("no category can be tuned on this validation split: "
+                         + "; ".join(f"{c}: {why}" for c, why in bad.items()))
+    if bad and log is not None:
+        log("  not tuned (the validation split cannot score them): "
+            + "; ".join(f"{c} ({why})" for c, why in bad.items()))
+    return [j for j, c in enumerate(data.categories) if c not in bad]
 
 
 def _quiet(message: str) -> None:
@@ -42,9 +62,12 @@ def _fit_score(data: ProtocolData, label: str, name: str, n_features, params, st
 
 def run_row(data: ProtocolData, name: str, n_features: int, *, params: dict | None = None,
             stage: str = "test", random_state: int = 0, n_jobs: int = 1, keep_models: bool = False,
-            category_indices=None) -> dict:
-    """Train and score one classifier on every category; breakeven per class, micro, macro."""
-    Y_eval = data.split(stage).Y_eval
+            category_indices=None, paper: bool | None = None) -> dict:
+    """Train and score one classifier on every category; breakeven per class, micro, macro.
+
+    ``paper`` (default: :func:`thesis_values_apply`) adds the thesis's Table 4.10 values to a test row.
+    """
+    Y_eval = data.evaluation(stage)[0]
     js = list(range(len(data.categories))) if category_indices is None else list(category_indices)
     slim = data.without_documents()
     tasks = [delayed(_fit_score)(slim, data.categories[j], name, n_features, params, stage, random_state)
@@ -66,23 +89,28 @@ def run_row(data: ProtocolData, name: str, n_features: int, *, params: dict | No
         "seconds": round(seconds, 3),
         "fit_seconds_per_class": {data.categories[j]: round(o[1], 3) for j, o in zip(js, out)},
     }
-    if stage == "test":
-        paper = pv.table_4_10_row(name.upper(), int(n_features or 0))
-        if paper is not None:
-            row["paper_micro"] = paper["micro"]
-            row["paper_macro"] = paper["macro"]
-            row["paper_per_class"] = paper["per_class"]
+    if paper is None:
+        paper = thesis_values_apply(data)
+    published = pv.table_4_10_row(name.upper(), int(n_features or 0)) if stage == "test" and paper else None
+    if published is not None:
+        row["paper_micro"] = published["micro"]
+        row["paper_macro"] = published["macro"]
+        row["paper_per_class"] = published["per_class"]
     if keep_models:
         row["_models"] = [o[2] for o in out]
         row["_scores"] = S
     return row
 
 
-def tune_svm_C(data: ProtocolData, n_features: int, grid=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0), n_jobs: int = 1):
-    """Choose the SVM complexity constant by validation micro breakeven (thesis sec. 4.2.1)."""
+def tune_svm_C(data: ProtocolData, n_features: int, grid=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0), n_jobs: int = 1,
+               log=None):
+    """Choose the SVM complexity constant by validation micro breakeven (thesis sec. 4.2.1), over
+    the categories the validation split can score (:func:`tunable_indices`)."""
+    js = tunable_indices(data, log)
     results = {}
     for C in grid:
-        results[C] = run_row(data, "SVM", n_features, params={"C": C}, stage="validation", n_jobs=n_jobs)["micro"]
+        results[C] = run_row(data, "SVM", n_features, params={"C": C}, stage="validation", n_jobs=n_jobs,
+                             category_indices=js)["micro"]
     best = max(grid, key=lambda c: (results[c], -c))
     return best, results
 
@@ -98,21 +126,23 @@ def reproduce_table_4_10(data: ProtocolData, rows=None, *, n_jobs: int = 1, tune
     for name, nf in rows:
         params = dict((row_params or {}).get((name, nf), {}))
         if name.upper() == "SVM" and tune_svm and "C" not in params:
-            C, curve = tune_svm_C(data, nf, n_jobs=n_jobs)
+            C, curve = tune_svm_C(data, nf, n_jobs=n_jobs, log=log)
             params["C"] = C
             log(f"  SVM ({nf}): C tuned on validation -> {C} (micro by C: {curve})")
         row = run_row(data, name, nf, params=params, stage="test", n_jobs=n_jobs, random_state=random_state)
         log(f"  {name} ({nf}): micro {row['micro']:.1f} macro {row['macro']:.1f}  [{row['seconds']:.1f}s]")
         out_rows.append(row)
-    return {"rows": out_rows, "corpus": data.corpus_json()}
+    return {"rows": out_rows, "corpus": data.corpus_json(), "paper": thesis_values_apply(data),
+            "untunable": data.untunable()}
 
 
 def sweep_features(data: ProtocolData, name: str, feature_counts, *, params=None, n_jobs: int = 1,
                    paper: dict | None = None, log=_quiet) -> dict:
     """Validation micro breakeven against the number of features (Tables 4.8 and 4.9)."""
     rows = []
+    js = tunable_indices(data, log)
     for nf in feature_counts:
-        row = run_row(data, name, nf, params=params, stage="validation", n_jobs=n_jobs)
+        row = run_row(data, name, nf, params=params, stage="validation", n_jobs=n_jobs, category_indices=js)
         if paper and nf in paper:
             row["paper_micro"] = paper[nf]
         log(f"  {name} ({nf}): validation micro {row['micro']:.1f}" +
@@ -128,9 +158,12 @@ def format_table(result: dict, *, per_class: bool = True) -> str:
     if not rows:
         return "(no rows)"
     heads = [f"{r['classifier']} ({r['n_features']})" if r["n_features"] else r["classifier"] for r in rows]
-    width = max(22, max(len(h) for h in heads) + 2)
-    lines = ["class".ljust(10) + "".join(h.rjust(width) for h in heads),
-             " " * 10 + "".join("ours / paper (diff)".rjust(width) for _ in heads)]
+    published = any(r.get("paper_micro") is not None for r in rows)
+    width = max(22 if published else 10, max(len(h) for h in heads) + 2)
+    first = max([10, *(len(c) + 2 for c in rows[0]["per_class"])]) if per_class else 10
+    lines = ["class".ljust(first) + "".join(h.rjust(width) for h in heads)]
+    if published:
+        lines.append(" " * first + "".join("ours / paper (diff)".rjust(width) for _ in heads))
 
     def cell(ours, paper):
         if paper is None:
@@ -139,10 +172,10 @@ def format_table(result: dict, *, per_class: bool = True) -> str:
 
     if per_class:
         for c in rows[0]["per_class"]:
-            lines.append(c.ljust(10) + "".join(
+            lines.append(c.ljust(first) + "".join(
                 cell(r["per_class"].get(c, float("nan")), (r.get("paper_per_class") or {}).get(c)) for r in rows))
-    lines.append("micro".ljust(10) + "".join(cell(r["micro"], r.get("paper_micro")) for r in rows))
+    lines.append("micro".ljust(first) + "".join(cell(r["micro"], r.get("paper_micro")) for r in rows))
     if any("macro" in r for r in rows):
-        lines.append("macro".ljust(10) + "".join(cell(r["macro"], r.get("paper_macro")) for r in rows))
-    lines.append("seconds".ljust(10) + "".join(f"{r['seconds']:.1f}".rjust(width) for r in rows))
+        lines.append("macro".ljust(first) + "".join(cell(r["macro"], r.get("paper_macro")) for r in rows))
+    lines.append("seconds".ljust(first) + "".join(f"{r['seconds']:.1f}".rjust(width) for r in rows))
     return "\n".join(lines)

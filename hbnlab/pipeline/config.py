@@ -21,6 +21,9 @@ STOPWORDS = ("thesis", "smart", "sklearn", "none")
 STEMMING = ("none", "porter")
 SELECTION_METHODS = ("ig", "chi2", "mi", "df", "fisher")
 SELECTION_SCOPES = ("local", "global")
+#: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
+VALIDATION_METHODS = ("auto", "date", "stratified")
+CV_MAX = 20
 #: Structure learners the Structure page offers: the thesis's six HBN/HNB rows.
 STRUCTURE_ALGORITHMS = TREE_LEARNERS
 #: Learners an experiment may train (the catalogue's, thesis rows first).
@@ -86,6 +89,12 @@ class ExperimentConfig:
         (AVG B=7 alpha=0.05, OR B=9 alpha=0.09, DEP B=7 alpha=170).  HNB variants share them.
     n_restarts : int
         EM restarts (thesis: 64).
+    validation : {"auto", "date", "stratified"}
+        The training-0 / validation split of tuning and of Training's validation stage: the thesis's
+        date split when every training document is dated ("auto" picks it for Reuters), else a
+        seeded stratified split.
+    cv : int
+        0: that hold-out split; K in 2..20: K-fold cross-validation instead (small corpora).
     random_state : int
         Seed of every random choice downstream (EM restarts, SVM, splits of uploads).
     """
@@ -118,6 +127,8 @@ class ExperimentConfig:
     B_dep: int = TABLE_4_1["dep"][0]
     alpha_dep: float = TABLE_4_1["dep"][1]
     n_restarts: int = 64
+    validation: str = "auto"
+    cv: int = 0
     random_state: int = 0
 
     def __post_init__(self):
@@ -152,6 +163,9 @@ class ExperimentConfig:
         integer("n_categories", 1)
         integer("n_restarts", 1, 1024)
         integer("random_state", 0)
+        choice("validation", VALIDATION_METHODS)
+        if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
+            raise ValueError(f"cv must be 0 (a hold-out split) or an integer in 2..{CV_MAX} (folds), got {self.cv!r}")
         for c in CLUSTERINGS:
             integer(f"B_{c}", *B_RANGE)
             a = getattr(self, f"alpha_{c}")
@@ -209,6 +223,10 @@ class ExperimentConfig:
             if v:
                 opts[f"{key}_column"] = v
         return opts
+
+    def validation_dict(self) -> dict:
+        """Keyword arguments of :func:`hbnlab.pipeline.data.prepare` for the validation split."""
+        return {"validation": self.validation, "cv": self.cv or None, "random_state": self.random_state}
 
     def indexing_dict(self) -> dict:
         """Keyword arguments of :class:`hbnlab.text.IndexingConfig`."""
@@ -294,4 +312,4 @@ class ExperimentConfig:
 
 __all__ = ["ExperimentConfig", "clustering_of", "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
-           "SELECTION_SCOPES"]
+           "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX"]

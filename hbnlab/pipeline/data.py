@@ -9,8 +9,10 @@ Karčiauskas (2002), ch. 4:
 * the categories: given ones, or the ``n_categories`` most frequent with training and test
   documents (the thesis: the 10 most frequent);
 * validation experiments train on training-0 and measure on the validation split, test
-  experiments train on the training set and measure on the test set
-  (:func:`hbnlab.corpus.train0_validation_split`).
+  experiments train on the training set and measure on the test set.  The validation split is the
+  thesis's date split when every training document is dated (Reuters), else a seeded stratified
+  split, or K stratified folds for cross-validation (:func:`hbnlab.corpus.splits.validation_folds`);
+  with K folds a validation experiment fits K times and pools the K folds' scores.
 
 :func:`prepare` builds a :class:`ProtocolData`; the command line's tables, the workbench's jobs and
 experiment manifests all read it.
@@ -23,7 +25,8 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from hbnlab.corpus import CorpusError, train0_validation_split
+from hbnlab.corpus import CorpusError
+from hbnlab.corpus.splits import fold_counts, untunable_labels, validation_folds
 from hbnlab.features import score_terms, select_global
 from hbnlab.text import IndexedCorpus, IndexingConfig, index_corpus
 
@@ -48,26 +51,45 @@ class Split(NamedTuple):
 
 @dataclass
 class ProtocolData:
-    """An indexed corpus with per-category term scores and the training-0 mask.
+    """An indexed corpus with per-category term scores and the validation folds.
 
     ``scores[t, j]`` is the selection score of term ``t`` for category ``j`` on the whole training
-    set; ``train0[i]`` says whether training row ``i`` is in training-0 (the rest is the
-    validation split).  ``info`` holds the counts the tables print.
+    set; ``folds[i]`` is the validation fold of training row ``i``: ``-1`` = fitted on only
+    (training-0), ``k >= 0`` = measured in fold ``k`` and fitted on in the others.  A hold-out split
+    has one fold.  ``info`` holds the counts the tables print.
     """
 
     indexed: IndexedCorpus
     scores: np.ndarray
-    train0: np.ndarray
+    folds: np.ndarray
     selection: str
     corpus_name: str
     synthetic: bool
     fingerprint: str
     info: dict = field(default_factory=dict)
 
+    def __post_init__(self):
+        f = np.asarray(self.folds)
+        if f.dtype == bool:  # a training-0 mask: True = training-0, False = validation
+            f = np.where(f, -1, 0)
+        self.folds = f.astype(np.int64)
+        if self.folds.shape != (self.indexed.X_train.shape[0],):
+            raise ValueError(f"folds: expected {self.indexed.X_train.shape[0]} entries, got {self.folds.shape}")
+
     # ------------------------------------------------------------------ views
     @property
     def categories(self) -> list[str]:
         return list(self.indexed.categories)
+
+    @property
+    def n_folds(self) -> int:
+        """Validation folds: 1 for a hold-out split, K for K-fold cross-validation."""
+        return int(self.folds.max()) + 1 if self.folds.size and self.folds.max() >= 0 else 0
+
+    @property
+    def train0(self) -> np.ndarray:
+        """Training rows fitted on in the (first) validation fold: training-0 of a hold-out split."""
+        return self.folds != 0
 
     @property
     def vocabulary(self) -> tuple:
@@ -113,17 +135,74 @@ class ProtocolData:
             raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
         return self.ranked_features(self.category_index(label))[:n].astype(np.int64)
 
-    def split(self, stage: str) -> Split:
-        """The matrices of ``"test"`` (training set -> test set) or ``"validation"``
-        (training-0 -> validation), thesis sec. 4.1.1."""
+    def n_splits(self, stage: str) -> int:
+        """How many fits one unit of ``stage`` takes: 1 for ``"test"``, the folds for ``"validation"``."""
+        if stage not in STAGES:
+            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+        return 1 if stage == "test" else self.n_folds
+
+    def split(self, stage: str, fold: int | None = None) -> Split:
+        """The matrices of ``"test"`` (training set -> test set) or of validation fold ``fold``
+        (training-0 -> validation for a hold-out split, thesis sec. 4.1.1).
+
+        ``fold`` may be omitted for the test stage and for a hold-out split; with K folds the
+        pooled evaluation labels and documents are :meth:`evaluation`.
+        """
         ic = self.indexed
         if stage == "test":
             return Split(ic.X_train, ic.Y_train, ic.X_test, ic.Y_test, list(ic.test_docs))
-        if stage == "validation":
-            m = self.train0
-            docs = [d for d, keep in zip(ic.train_docs, ~m) if keep]
-            return Split(ic.X_train[m], ic.Y_train[m], ic.X_train[~m], ic.Y_train[~m], docs)
-        raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+        if stage != "validation":
+            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+        if fold is None:
+            if self.n_folds != 1:
+                raise ValueError(f"the validation stage has {self.n_folds} folds; pass fold= (0..{self.n_folds - 1})")
+            fold = 0
+        if not 0 <= int(fold) < self.n_folds:
+            raise ValueError(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
+        ev = self.folds == int(fold)
+        docs = [d for d, keep in zip(ic.train_docs, ev) if keep]
+        return Split(ic.X_train[~ev], ic.Y_train[~ev], ic.X_train[ev], ic.Y_train[ev], docs)
+
+    def eval_rows(self, stage: str) -> np.ndarray:
+        """Rows of the evaluated documents in pooled order: the test set, or the training rows of
+        validation fold 0, then fold 1, ... (the order :func:`hbnlab.pipeline.fit.fit_unit` pools
+        the folds' scores in)."""
+        if stage == "test":
+            return np.arange(self.indexed.X_test.shape[0])
+        self.n_splits(stage)
+        rows = np.flatnonzero(self.folds >= 0)
+        return rows[np.argsort(self.folds[rows], kind="stable")]
+
+    def evaluation(self, stage: str) -> tuple[np.ndarray, list]:
+        """``(Y_eval, eval_docs)`` of ``stage``, pooled over the validation folds."""
+        ic = self.indexed
+        rows = self.eval_rows(stage)
+        if stage == "test":
+            return ic.Y_test, list(ic.test_docs)
+        docs = [ic.train_docs[i] for i in rows] if ic.train_docs else []
+        return ic.Y_train[rows], docs
+
+    def untunable(self, categories=None) -> dict[str, str]:
+        """The categories the validation folds cannot score, with the reason
+        (:func:`hbnlab.corpus.splits.untunable_labels`); empty when every one can be tuned."""
+        cats = self.categories if categories is None else list(categories)
+        idx = [self.category_index(c) for c in cats]
+        return untunable_labels(self.Y_train[:, idx], self.folds, cats)
+
+    def validation_description(self) -> str:
+        """How tuning holds out documents, in one line ("training-0 1575 / validation 525 (by date ...)")."""
+        c = self.info
+        v = c.get("validation") or {}
+        if v.get("method") == "cv":
+            return f"{v['n_folds']}-fold stratified cross-validation on the {c['n_train']} training documents"
+        how = ("by date, thesis sec. 4.1.1" if v.get("method") == "date"
+               else f"stratified, seeded with random_state={v.get('random_state')}")
+        return f"training-0 {c['n_train0']} / validation {c['n_validation']} documents ({how})"
+
+    def validation_counts(self) -> dict[str, dict]:
+        """Per category: training positives, and positives fitted on / measured per fold."""
+        return {c: {"train": int(self.Y_train[:, j].sum()), **fc}
+                for j, (c, fc) in enumerate(zip(self.categories, fold_counts(self.Y_train, self.folds)))}
 
     def without_documents(self) -> ProtocolData:
         """A copy without the document objects: the matrices only, cheap to ship to worker
@@ -133,9 +212,9 @@ class ProtocolData:
     def corpus_json(self) -> dict:
         """The corpus part of a result document (counts, categories, fingerprint)."""
         c = self.info
-        return {"n_train": c.get("n_train"), "n_test": c.get("n_test"), "n_terms": c.get("n_terms"),
-                "n_train0": c.get("n_train0"), "n_validation": c.get("n_validation"),
-                "categories": self.categories, "fingerprint": self.fingerprint}
+        return {"name": self.corpus_name, "n_train": c.get("n_train"), "n_test": c.get("n_test"),
+                "n_terms": c.get("n_terms"), "n_train0": c.get("n_train0"), "n_validation": c.get("n_validation"),
+                "validation": c.get("validation"), "categories": self.categories, "fingerprint": self.fingerprint}
 
 
 def resolve_categories(corpus, categories=None, n_categories: int = 10, *, require_test: bool = True) -> list[str]:
@@ -159,7 +238,8 @@ def resolve_categories(corpus, categories=None, n_categories: int = 10, *, requi
 
 
 def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: IndexingConfig | None = None,
-            selection: str = "ig", require_test: bool = True, progress=None) -> ProtocolData:
+            selection: str = "ig", require_test: bool = True, validation: str = "auto", cv: int | None = None,
+            random_state=0, progress=None) -> ProtocolData:
     """Index ``corpus`` the thesis's way, score every term for every category and split
     training-0 / validation (see the module docstring).
 
@@ -176,6 +256,13 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
     require_test : bool, default True
         Whether a given category must have test documents (a model trained for use elsewhere
         needs none).
+    validation : {"auto", "date", "stratified"}, default "auto"
+        The hold-out split: the thesis's date split when every training document is dated, else a
+        seeded stratified one (:func:`hbnlab.corpus.splits.validation_folds`).
+    cv : int, optional
+        K >= 2: K-fold cross-validation instead of a hold-out split (small corpora).
+    random_state : int, default 0
+        Seeds the stratified split or folds.
     progress : callable(fraction, message), optional
     """
     cats = resolve_categories(corpus, categories, n_categories, require_test=require_test)
@@ -188,13 +275,14 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
     if progress:
         progress(0.6, "scoring terms")
     scores = np.asarray(score_terms(ic.X_train, ic.Y_train, method=selection), dtype=np.float64)
-    train0_docs, _ = train0_validation_split(corpus)
-    ids0 = {d.id for d in train0_docs}
-    train0 = np.fromiter((d.id in ids0 for d in ic.train_docs), dtype=bool, count=len(ic.train_docs))
+    fold_of, vinfo = validation_folds(corpus, method=validation, cv=cv, random_state=random_state)
+    by_id = {d.id: int(f) for d, f in zip(corpus.train, fold_of)}
+    folds = np.fromiter((by_id[d.id] for d in ic.train_docs), dtype=np.int64, count=len(ic.train_docs))
     fingerprint = corpus.fingerprint()
     info = {"name": corpus.name, "fingerprint": fingerprint, "n_train": len(ic.train_docs),
-            "n_test": len(ic.test_docs), "n_terms": ic.n_terms, "n_train0": int(train0.sum()),
-            "n_validation": int((~train0).sum()), "indexing": cfg.to_dict(), "categories": list(cats)}
+            "n_test": len(ic.test_docs), "n_terms": ic.n_terms, "n_train0": int((folds < 0).sum()),
+            "n_validation": int((folds >= 0).sum()), "validation": vinfo, "indexing": cfg.to_dict(),
+            "categories": list(cats)}
     if progress:
         progress(1.0, "ready")
-    return ProtocolData(ic, scores, train0, selection, corpus.name, bool(corpus.synthetic), fingerprint, info)
+    return ProtocolData(ic, scores, folds, selection, corpus.name, bool(corpus.synthetic), fingerprint, info)

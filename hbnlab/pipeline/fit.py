@@ -95,6 +95,9 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
     params : dict, optional
         Hyper-parameters on top of the catalogue's defaults.
     stage : {"test", "validation"}
+        With K validation folds (cross-validation) the learner is fitted K times, ``scores`` and
+        ``y_eval`` pool the folds in :meth:`ProtocolData.eval_rows` order and ``estimator`` is the
+        first fold's model.
     scope : {"local", "global"}
     random_state : int
     score : {"proba", "log_odds"}
@@ -113,11 +116,6 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
         raise ValueError(f"score must be one of {SCORE_KINDS}, got {score!r}")
     j = data.category_index(label)
     cols = data.selected_columns(label, n_features, scope) if n_features else None
-    split = data.split(stage)
-    y = split.Y_fit[:, j].astype(np.int8)
-    if y.min() == y.max():
-        raise ValueError(f"class {label!r} has {'no' if y.max() == 0 else 'only'} positive documents in the "
-                         f"{'training' if stage == 'test' else 'training-0'} split; it cannot be learnt")
     terms = [data.vocabulary[c] for c in cols] if cols is not None else []
     hyper = dict(params or {})
     accepted = learner(name).param_names
@@ -125,22 +123,36 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
         if fn is not None and key in accepted:
             hyper[key] = fn
     n_sel = len(cols) if cols is not None else n_features
-    est = name_nodes(make_classifier(name, n_sel, hyper, random_state), terms or None, f"{label}TOPIC")
-    t0 = time.perf_counter()
-    try:
-        est.fit(split.X_fit, y, selected_features=cols)
-    except Exception:
+    n_splits = data.n_splits(stage)
+    first, pooled, y_pooled, seconds = None, [], [], 0.0
+    for fold in range(n_splits):
+        split = data.split(stage, fold if stage == "validation" else None)
+        y = split.Y_fit[:, j].astype(np.int8)
+        if y.min() == y.max():
+            where = "training" if stage == "test" else ("training-0" if n_splits == 1 else
+                                                         f"fitting part of validation fold {fold + 1}")
+            raise ValueError(f"class {label!r} has {'no' if y.max() == 0 else 'only'} positive documents in the "
+                             f"{where} split; it cannot be learnt")
+        est = name_nodes(make_classifier(name, n_sel, hyper, random_state), terms or None, f"{label}TOPIC")
+        t0 = time.perf_counter()
+        try:
+            est.fit(split.X_fit, y, selected_features=cols)
+        except Exception:
+            if should_stop is not None and should_stop():
+                raise Cancelled(f"{name} for {label!r} cancelled") from None
+            raise
+        seconds += time.perf_counter() - t0
         if should_stop is not None and should_stop():
-            raise Cancelled(f"{name} for {label!r} cancelled") from None
-        raise
-    seconds = time.perf_counter() - t0
-    if should_stop is not None and should_stop():
-        raise Cancelled(f"{name} for {label!r} cancelled")
-    detach = {k: None for k in _CALLBACKS if k in hyper}
-    if detach:
-        est.set_params(**detach)
-    if score == "proba":
-        scores = est.predict_proba(split.X_eval)[:, 1]
-    else:
-        scores = est.decision_function(split.X_eval)
-    return FitResult(est, cols, terms, np.asarray(scores), split.Y_eval[:, j], seconds, _em_stats(est))
+            raise Cancelled(f"{name} for {label!r} cancelled")
+        detach = {k: None for k in _CALLBACKS if k in hyper}
+        if detach:
+            est.set_params(**detach)
+        X_eval = split.X_eval
+        pooled.append(est.predict_proba(X_eval)[:, 1] if score == "proba" else est.decision_function(X_eval))
+        y_pooled.append(split.Y_eval[:, j])
+        if first is None:
+            first = est
+    stats = _em_stats(first)
+    if n_splits > 1:
+        stats["cv_folds"] = n_splits
+    return FitResult(first, cols, terms, np.concatenate(pooled), np.concatenate(y_pooled), seconds, stats)

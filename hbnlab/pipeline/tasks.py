@@ -59,7 +59,8 @@ def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress
     if corpus is None:
         corpus = corpus_from_spec(cfg.corpus_spec())
     return prepare(corpus, categories=cfg.categories, n_categories=cfg.n_categories,
-                   indexing=IndexingConfig(**cfg.indexing_dict()), selection=cfg.selection, progress=progress)
+                   indexing=IndexingConfig(**cfg.indexing_dict()), selection=cfg.selection,
+                   **cfg.validation_dict(), progress=progress)
 
 
 def fit_config_unit(data: ProtocolData, label: str, name: str, cfg: ExperimentConfig, *, stage: str = "test",
@@ -273,7 +274,7 @@ def train_task(params: dict, ctx) -> dict:
         data.category_index(c)
     classifiers = [c.upper() for c in (params.get("classifiers") or cfg.classifiers)]
     units = [(c, n) for c in classes for n in classifiers]
-    _, _, _, _, eval_docs = data.split(stage)
+    _, eval_docs = data.evaluation(stage)
     ckpt = _Checkpoint(params.get("checkpoint_dir"))
     prog = _Progress(ctx, len(units))
     records, columns = [], []
@@ -352,7 +353,7 @@ def tune_task(params: dict, ctx) -> dict:
     ctx.progress(message="loading corpus", fraction=0.0)
     data = prepare_experiment(cfg)
     classes = list(params.get("classes") or data.categories)
-    Y_val = data.split("validation").Y_eval
+    Y_val = data.evaluation("validation")[0]
     js = [data.category_index(c) for c in classes]
     grid = [(nf, B, a) for nf in nfs for B in Bs for a in alphas]
     prog = _Progress(ctx, len(grid) * len(classes))

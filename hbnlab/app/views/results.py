@@ -48,7 +48,7 @@ class TrainOutputs:
     @classmethod
     def build(cls, job_id, result, S, doc_ids, columns, data) -> TrainOutputs:
         stage = result.get("stage", "test")
-        _, _, _, Y_eval, eval_docs = data.split(stage)
+        Y_eval, eval_docs = data.evaluation(stage)
         ids = [d.id for d in eval_docs]
         if ids != list(doc_ids):
             raise ValueError(f"job {job_id}: its evaluation documents differ from the current corpus "

@@ -99,12 +99,14 @@ def _hbn_cell(config: SweepConfig, data: SweepData, stage, category, clustering,
                 cell_seed(config.random_state, category, name), data.fingerprint)
 
 
-def plan_validation_cells(config: SweepConfig, data: SweepData) -> list[Cell]:
-    """Every (category, clustering, B, alpha, features) cell on training-0 / validation."""
+def plan_validation_cells(config: SweepConfig, data: SweepData, skip=()) -> list[Cell]:
+    """Every (category, clustering, B, alpha, features) cell on training-0 / validation, except
+    for the categories in ``skip`` (those the validation split cannot score)."""
     if config.final_only:
         return []
     return [_hbn_cell(config, data, "validation", cat, k, B, a, nf)
-            for k in config.clusterings for cat in sweep_categories(config, data) for (B, a, nf) in config.grid(k)]
+            for k in config.clusterings for cat in sweep_categories(config, data) if cat not in skip
+            for (B, a, nf) in config.grid(k)]
 
 
 def plan_test_cells(config: SweepConfig, data: SweepData, choices: Mapping | None = None) -> list[Cell]:
@@ -130,14 +132,15 @@ _SPLIT_CACHE: dict = {}
 _SPLIT_LOCK = threading.Lock()
 
 
-def _cached_split(shared: Mapping, stage: str):
-    """(SweepData, X_fit, Y_fit, X_eval, Y_eval), cached per worker process by fingerprint."""
+def _cached_splits(shared: Mapping, stage: str):
+    """(SweepData, [(X_fit, Y_fit, X_eval, Y_eval) per fold]), cached per worker process by
+    fingerprint (one fold for the test stage and for a hold-out validation split)."""
     key = (shared["fingerprint"], stage)
     with _SPLIT_LOCK:
         hit = _SPLIT_CACHE.get(key)
         if hit is None:
             data = SweepData.from_shared(shared)
-            hit = (data, *data.split(stage))
+            hit = (data, [data.split(stage, k) for k in range(data.n_splits(stage))])
             for old in [k for k in _SPLIT_CACHE if k[0] != key[0]]:  # keep one data set per process
                 del _SPLIT_CACHE[old]
             _SPLIT_CACHE[key] = hit
@@ -187,44 +190,53 @@ def sweep_cell_task(params: dict, ctx) -> dict:
         raise SweepError(f"sweep cell {params['cell']!r} expects data {params['data'][:16]}, "
                          f"the worker holds {shared['fingerprint'][:16]}")
     stage = params["stage"]
-    data, X_fit, Y_fit, X_eval, Y_eval = _cached_split(shared, stage)
+    data, splits = _cached_splits(shared, stage)
     j = data.category_index(params["category"])
     nf = int(params["n_features"])
     if nf > data.max_features:
         raise SweepError(f"n_features {nf} exceeds the {data.max_features} terms kept per category")
     cols = data.ranked[j, :nf]
-    y = Y_fit[:, j].astype(np.int8)
-    y_eval = Y_eval[:, j]
+    y_eval = np.concatenate([sp_[3][:, j] for sp_ in splits])
+    n_pos_fit = [int(sp_[1][:, j].sum()) for sp_ in splits]
     out = {"cell": params["cell"], "stage": stage, "category": params["category"],
            "classifier": params["classifier"], "B": params["B"], "alpha": params["alpha"], "n_features": nf,
-           "n_pos": int(y_eval.sum()), "n_eval": int(y_eval.size), "n_pos_fit": int(y.sum())}
-    if y.min() == y.max():
-        # a category without a positive in training-0: no classifier can be trained
-        out.update(breakeven=None, skipped=f"the {'training-0' if stage == 'validation' else 'training'} split "
-                                           f"has {'no' if y.max() == 0 else 'only'} positive document(s)")
-        return out
+           "n_pos": int(y_eval.sum()), "n_eval": int(y_eval.size), "n_pos_fit": min(n_pos_fit)}
+    if len(splits) > 1:
+        out["n_folds"] = len(splits)
+    for k, (_, Y_fit, _, _) in enumerate(splits):
+        y = Y_fit[:, j]
+        if y.min() == y.max():
+            # no classifier can be trained without a positive (or a negative) to fit on
+            where = ("training" if stage == "test" else "training-0" if len(splits) == 1
+                     else f"fitting part of validation fold {k + 1}")
+            out.update(breakeven=None, skipped=f"the {where} split has {'no' if y.max() == 0 else 'only'} "
+                                               f"positive document(s)")
+            return out
     ctx.progress(message=f"fitting {params['classifier']} for {params['category']}", fraction=0.0)
     hyper = {}
     if params["B"] is not None:
         hyper = {"B": int(params["B"]), "alpha": float(params["alpha"]), "n_restarts": int(params["n_restarts"]),
                  "tol": float(params["tol"])}
-    est = make_classifier(params["classifier"], nf, hyper, random_state=int(params["seed"]))
-    est_params = est.get_params()
-    if "feature_names" in est_params:
-        est.set_params(feature_names=[data.names[c] for c in cols], class_name=params["category"])
-    if "progress" in est_params:
-        def em_progress(info):
-            it, top = info.get("iteration", 0), info.get("max_iter") or 1
-            ctx.progress(message=f"EM iteration {it}", iteration=it, n_running=info.get("n_running"),
-                         fraction=min(1.0, it / top))
-        est.set_params(progress=em_progress, should_stop=ctx.should_stop)
-    t0 = time.perf_counter()
-    try:
-        est.fit(X_fit, y, selected_features=cols)
-    except Cancelled:
-        raise JobCancelled(f"sweep cell {params['cell']} cancelled during EM") from None
-    fit_seconds = time.perf_counter() - t0
-    scores = _finite_scores(est.decision_function(X_eval))
+    pooled, fit_seconds, est = [], 0.0, None
+    for X_fit, Y_fit, X_eval, _ in splits:
+        est = make_classifier(params["classifier"], nf, hyper, random_state=int(params["seed"]))
+        est_params = est.get_params()
+        if "feature_names" in est_params:
+            est.set_params(feature_names=[data.names[c] for c in cols], class_name=params["category"])
+        if "progress" in est_params:
+            def em_progress(info):
+                it, top = info.get("iteration", 0), info.get("max_iter") or 1
+                ctx.progress(message=f"EM iteration {it}", iteration=it, n_running=info.get("n_running"),
+                             fraction=min(1.0, it / top))
+            est.set_params(progress=em_progress, should_stop=ctx.should_stop)
+        t0 = time.perf_counter()
+        try:
+            est.fit(X_fit, Y_fit[:, j].astype(np.int8), selected_features=cols)
+        except Cancelled:
+            raise JobCancelled(f"sweep cell {params['cell']} cancelled during EM") from None
+        fit_seconds += time.perf_counter() - t0
+        pooled.append(_finite_scores(est.decision_function(X_eval)))
+    scores = np.concatenate(pooled)
     be = breakeven_point(y_eval, scores) if y_eval.any() else float("nan")
     out.update(
         breakeven=None if not math.isfinite(be) else float(be),

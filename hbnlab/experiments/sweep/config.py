@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hbnlab._validation import HbnlabError, check_branching_factor
+from hbnlab.corpus.splits import VALIDATION_METHODS
 from hbnlab.experiments.paper_values import THESIS_ALPHA_GRIDS, THESIS_B_GRID
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, is_tree_learner, tree_learner_name
 
@@ -63,7 +64,14 @@ class SweepConfig:
         naive Bayes), each with the first entry of ``n_features``.
     random_state : int
         Sweep seed; every cell's seed is derived from it
-        (:func:`hbnlab.experiments.sweep.cells.cell_seed`).
+        (:func:`hbnlab.experiments.sweep.cells.cell_seed`); it also seeds a stratified validation
+        split or folds.
+    validation : {"auto", "date", "stratified"}
+        The training-0 / validation split of the validation cells
+        (:func:`hbnlab.corpus.splits.validation_folds`: the thesis's date split for a dated corpus).
+    cv : int
+        0: that hold-out split; K >= 2: K-fold cross-validation (each validation cell fits K times
+        and pools the folds' scores).
     """
 
     categories: object = "all"
@@ -78,6 +86,8 @@ class SweepConfig:
     direction: str = "hbn"
     baselines: tuple = ("NB",)
     random_state: int = 0
+    validation: str = "auto"
+    cv: int = 0
 
     def __post_init__(self):
         cats = self.categories
@@ -148,6 +158,12 @@ class SweepConfig:
             raise SweepError(f"random_state must be an int, got {self.random_state!r}")
         object.__setattr__(self, "random_state", int(self.random_state))
         object.__setattr__(self, "final_only", bool(self.final_only))
+        if self.validation not in VALIDATION_METHODS:
+            raise SweepError(f"validation must be one of {VALIDATION_METHODS}, got {self.validation!r}")
+        cv = self.cv
+        if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 0 or cv == 1:
+            raise SweepError(f"cv must be 0 (a hold-out split) or an integer >= 2 (folds), got {cv!r}")
+        object.__setattr__(self, "cv", int(cv))
 
     @property
     def classifiers(self) -> list[str]:
@@ -174,13 +190,13 @@ class SweepConfig:
             "alpha": {k: list(v) for k, v in self.alpha.items()}, "n_features": list(self.n_features),
             "choose": self.choose, "n_restarts": self.n_restarts, "tol": self.tol,
             "final_only": self.final_only, "direction": self.direction, "baselines": list(self.baselines),
-            "random_state": self.random_state,
+            "random_state": self.random_state, "validation": self.validation, "cv": self.cv,
         }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> SweepConfig:
         known = {"categories", "clusterings", "B", "alpha", "n_features", "choose", "n_restarts", "tol",
-                 "final_only", "direction", "baselines", "random_state"}
+                 "final_only", "direction", "baselines", "random_state", "validation", "cv"}
         unknown = sorted(set(d) - known)
         if unknown:
             raise SweepError(f"unknown sweep setting(s) {unknown}; known: {sorted(known)}")

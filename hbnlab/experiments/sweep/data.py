@@ -27,7 +27,9 @@ class SweepData:
     """The arrays every cell needs, restricted to the terms any category selects.
 
     ``ranked[j, :nf]`` are the columns (into ``X_train`` / ``X_test``) of the ``nf`` best terms of
-    category ``j`` by the whole-training-set scores (thesis sec. 4.1.2), best first.
+    category ``j`` by the whole-training-set scores (thesis sec. 4.1.2), best first.  ``folds`` are
+    the validation folds of the training rows (:attr:`hbnlab.pipeline.data.ProtocolData.folds`:
+    ``-1`` training-0, ``k >= 0`` measured in fold ``k``); a boolean training-0 mask is accepted.
     """
 
     categories: list
@@ -36,7 +38,7 @@ class SweepData:
     X_test: sp.csr_matrix
     Y_train: np.ndarray
     Y_test: np.ndarray
-    train0: np.ndarray
+    folds: np.ndarray
     ranked: np.ndarray
     corpus_info: dict = field(default_factory=dict)
     fingerprint: str = ""
@@ -48,19 +50,34 @@ class SweepData:
         self.X_test = sp.csr_matrix(self.X_test, dtype=np.int8)
         self.Y_train = np.asarray(self.Y_train, dtype=bool)
         self.Y_test = np.asarray(self.Y_test, dtype=bool)
-        self.train0 = np.asarray(self.train0, dtype=bool)
+        f = np.asarray(self.folds)
+        self.folds = (np.where(f, -1, 0) if f.dtype == bool else f).astype(np.int64)
         self.ranked = np.asarray(self.ranked, dtype=np.int64)
         k = len(self.categories)
         if self.Y_train.shape != (self.X_train.shape[0], k) or self.Y_test.shape != (self.X_test.shape[0], k):
             raise SweepError(f"labels: expected ({self.X_train.shape[0]}, {k}) and ({self.X_test.shape[0]}, {k}), "
                              f"got {self.Y_train.shape} and {self.Y_test.shape}")
-        if self.train0.shape != (self.X_train.shape[0],):
-            raise SweepError(f"train0: expected {self.X_train.shape[0]} flags, got shape {self.train0.shape}")
+        if self.folds.shape != (self.X_train.shape[0],):
+            raise SweepError(f"folds: expected {self.X_train.shape[0]} entries, got shape {self.folds.shape}")
         r = self.ranked
         if r.ndim != 2 or r.shape[0] != k or (r.size and r.max() >= len(self.names)):
             raise SweepError(f"ranked: expected ({k}, max_features) column indices below {len(self.names)}")
         if not self.fingerprint:
             self.fingerprint = self.compute_fingerprint()
+
+    @property
+    def train0(self) -> np.ndarray:
+        """Training rows fitted on in the first validation fold (training-0 of a hold-out split)."""
+        return self.folds != 0
+
+    @property
+    def n_folds(self) -> int:
+        return int(self.folds.max()) + 1 if self.folds.size and self.folds.max() >= 0 else 0
+
+    def _folds_for_hash(self) -> np.ndarray:
+        # a hold-out split hashes as the training-0 mask, so its fingerprint is that of a
+        # SweepData built before folds existed
+        return self.train0 if self.n_folds == 1 else self.folds
 
     @property
     def max_features(self) -> int:
@@ -71,7 +88,8 @@ class SweepData:
         h = hashlib.sha256()
         h.update(json.dumps([SWEEP_FORMAT_VERSION, self.categories, self.names]).encode())
         for a in (self.X_train.indptr, self.X_train.indices, self.X_train.data, self.X_test.indptr,
-                  self.X_test.indices, self.X_test.data, self.Y_train, self.Y_test, self.train0, self.ranked):
+                  self.X_test.indices, self.X_test.data, self.Y_train, self.Y_test, self._folds_for_hash(),
+                  self.ranked):
             a = np.ascontiguousarray(a)
             h.update(f"{a.dtype.str}{a.shape}".encode())
             h.update(a.tobytes())
@@ -94,12 +112,12 @@ class SweepData:
         """Plain dict of arrays (what :meth:`Runner.share` ships to the workers)."""
         return {"format": SWEEP_FORMAT_VERSION, "categories": self.categories, "names": self.names,
                 "X_train": self.X_train, "X_test": self.X_test, "Y_train": self.Y_train, "Y_test": self.Y_test,
-                "train0": self.train0, "ranked": self.ranked, "fingerprint": self.fingerprint}
+                "folds": self.folds, "ranked": self.ranked, "fingerprint": self.fingerprint}
 
     @classmethod
     def from_shared(cls, d: Mapping) -> SweepData:
         return cls(d["categories"], d["names"], d["X_train"], d["X_test"], d["Y_train"], d["Y_test"],
-                   d["train0"], d["ranked"], {}, d["fingerprint"])
+                   d["folds"] if "folds" in d else d["train0"], d["ranked"], {}, d["fingerprint"])
 
     @classmethod
     def from_protocol(cls, data, max_features: int) -> SweepData:
@@ -112,15 +130,24 @@ class SweepData:
         ranked = np.searchsorted(union, top)
         binary = lambda X: (sp.csr_matrix(X)[:, union] != 0).astype(np.int8).tocsr()  # noqa: E731
         return cls(list(data.categories), [data.vocabulary[c] for c in union], binary(data.X_train),
-                   binary(data.X_test), data.Y_train, data.Y_test, data.train0, ranked, dict(data.info))
+                   binary(data.X_test), data.Y_train, data.Y_test, data.folds, ranked, dict(data.info))
 
-    def split(self, stage: str):
-        """(X_fit, Y_fit, X_eval, Y_eval): training-0 -> validation or training -> test."""
+    def n_splits(self, stage: str) -> int:
+        """Fits per cell: 1 for ``"test"``, the validation folds for ``"validation"``."""
+        if stage not in STAGES:
+            raise SweepError(f"stage must be one of {STAGES}, got {stage!r}")
+        return 1 if stage == "test" else self.n_folds
+
+    def split(self, stage: str, fold: int = 0):
+        """(X_fit, Y_fit, X_eval, Y_eval): training -> test, or validation fold ``fold``
+        (training-0 -> validation for a hold-out split)."""
         if stage == "test":
             return self.X_train, self.Y_train, self.X_test, self.Y_test
         if stage == "validation":
-            m = self.train0
-            return self.X_train[m], self.Y_train[m], self.X_train[~m], self.Y_train[~m]
+            if not 0 <= fold < self.n_folds:
+                raise SweepError(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
+            ev = self.folds == fold
+            return self.X_train[~ev], self.Y_train[~ev], self.X_train[ev], self.Y_train[ev]
         raise SweepError(f"stage must be one of {STAGES}, got {stage!r}")
 
 
@@ -144,7 +171,8 @@ def prepare_sweep_data(corpus, config: SweepConfig, *, progress=None) -> SweepDa
     from hbnlab.pipeline.data import prepare
 
     cats = resolve_categories(corpus, config.categories)
-    pdata = prepare(corpus, categories=cats, progress=progress)
+    pdata = prepare(corpus, categories=cats, validation=config.validation, cv=config.cv or None,
+                    random_state=config.random_state, progress=progress)
     return SweepData.from_protocol(pdata, max(config.n_features))
 
 

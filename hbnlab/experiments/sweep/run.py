@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from hbnlab.corpus.splits import untunable_labels
 from hbnlab.experiments.sweep.cells import (
     CELL_KIND,
     Cell,
@@ -68,31 +69,42 @@ def _micro_macro(bes: Sequence, n_pos: Sequence) -> tuple[float, float]:
     return float(np.sum(b[ok] * n[ok]) / n[ok].sum()), float(np.mean(b[ok]))
 
 
-def choose_configs(config: SweepConfig, categories: Sequence[str], validation: Mapping) -> dict:
+def choose_configs(config: SweepConfig, categories: Sequence[str], validation: Mapping,
+                   untunable: Mapping | None = None) -> dict:
     """Choose a configuration per (category, clustering) from validation results.
 
     Parameters
     ----------
     validation : mapping (category, clustering, (B, alpha, n_features)) -> (breakeven or None, n_pos)
+        The categories of ``untunable`` need no entries.
+    untunable : mapping category -> reason, optional
+        Categories the validation split cannot score (:func:`hbnlab.corpus.splits.untunable_labels`);
+        they get the global choice, labelled with the reason.
 
     Returns
     -------
     dict (category, clustering) -> {"config": (B, alpha, nf), "how": "per-category" | "global" |
-    "global (no validation positive)", "validation_breakeven": float or None}
+    "global (not tuned: <reason>)" | "global (no validation breakeven)", "validation_breakeven": float or None}
 
     Ties go to the earlier configuration in grid order (smaller features, B, alpha).  The global
     choice maximises the micro breakeven over the categories (thesis sec. 4.2).
     """
     out = {}
+    untunable = dict(untunable or {})
+    tunable = [c for c in categories if c not in untunable]
     for k in config.clusterings:
         grid = config.grid(k)
         micro = []
         for conf in grid:
-            vals = [validation[(c, k, conf)] for c in categories]
+            vals = [validation[(c, k, conf)] for c in tunable]
             micro.append(_micro_macro([v[0] for v in vals], [v[1] for v in vals])[0])
         micro_arr = np.array(micro, dtype=float)
         g = int(np.argmax(np.where(np.isfinite(micro_arr), micro_arr, -np.inf)))
         for c in categories:
+            if c in untunable:
+                out[(c, k)] = {"config": grid[g], "how": f"global (not tuned: {untunable[c]})",
+                               "validation_breakeven": None, "global_validation_micro": micro[g]}
+                continue
             best, best_be = None, -np.inf
             if config.choose == "per-category":
                 for i, conf in enumerate(grid):
@@ -100,7 +112,7 @@ def choose_configs(config: SweepConfig, categories: Sequence[str], validation: M
                     if be is not None and math.isfinite(be) and be > best_be:
                         best, best_be = i, be
             if best is None:
-                how = "global" if config.choose == "global" else "global (no validation positive)"
+                how = "global" if config.choose == "global" else "global (no validation breakeven)"
                 best = g
             else:
                 how = "per-category"
@@ -284,8 +296,17 @@ def run_sweep(config: SweepConfig, data: SweepData, runner, *, sweep_id: str,
 
     choices = {}
     if not config.final_only:
-        cells = plan_validation_cells(config, data)
-        say(f"validation: {len(cells)} cells ({len(cats)} categories x "
+        result.untunable = untunable_labels(data.Y_train[:, cols], data.folds, cats)
+        if len(result.untunable) == len(cats):
+            raise SweepError("no category can be tuned on this validation split: "
+                             + "; ".join(f"{c}: {why}" for c, why in result.untunable.items())
+                             + "; run with final_only (Table 4.1's settings) or another split (cv=K)")
+        if result.untunable:
+            say(f"validation: {len(result.untunable)} categor{'y' if len(result.untunable) == 1 else 'ies'} "
+                "cannot be tuned and will get the best configuration over the others: "
+                + "; ".join(f"{c} ({why})" for c, why in result.untunable.items()))
+        cells = plan_validation_cells(config, data, skip=result.untunable)
+        say(f"validation: {len(cells)} cells ({len(cats) - len(result.untunable)} categories x "
             f"{sum(len(config.grid(k)) for k in config.clusterings)} configurations)")
         recs = _run_phase(runner, sweep_id, cells, input_name, "validation", progress, timeout, result, since)
         if recs is None:
@@ -297,7 +318,7 @@ def run_sweep(config: SweepConfig, data: SweepData, runner, *, sweep_id: str,
             result.validation.append(res)
             k = cell.classifier.split("-", 1)[1].lower()
             val[(cell.category, k, cell.config)] = (res.get("breakeven"), res["n_pos"])
-        choices = choose_configs(config, cats, val)
+        choices = choose_configs(config, cats, val, result.untunable)
         result.choices = choices
 
     cells = plan_test_cells(config, data, choices)
@@ -340,5 +361,6 @@ def _data_info(data: SweepData) -> dict:
     info.pop("categories", None)
     info.update(data_fingerprint=data.fingerprint, n_categories=len(data.categories),
                 n_terms_kept=len(data.names), n_train=int(data.X_train.shape[0]), n_test=int(data.X_test.shape[0]),
-                n_train0=int(data.train0.sum()), n_validation=int((~data.train0).sum()))
+                n_train0=int((data.folds < 0).sum()), n_validation=int((data.folds >= 0).sum()),
+                n_folds=data.n_folds)
     return info

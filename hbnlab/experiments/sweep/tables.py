@@ -38,6 +38,7 @@ class SweepResult:
     categories: list
     validation: list = field(default_factory=list)  # result dicts of the validation cells
     choices: dict = field(default_factory=dict)
+    untunable: dict = field(default_factory=dict)  # category -> why the validation split cannot score it
     test: list = field(default_factory=list)  # result dicts of the test cells
     table: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
@@ -56,7 +57,7 @@ class SweepResult:
             "choices": [{"category": c, "clustering": k, **{kk: (list(v) if kk == "config" else v)
                                                           for kk, v in ch.items()}}
                         for (c, k), ch in self.choices.items()],
-            "validation": self.validation, "test": self.test,
+            "untunable": dict(self.untunable), "validation": self.validation, "test": self.test,
         }
 
     def write(self, out_dir, *, report: bool = True, report_trees: int = 10) -> dict:
@@ -184,6 +185,10 @@ def sweep_table(result: SweepResult) -> dict:
         "tables summed); micro_pooled = one ranking of all (document, category) pairs.",
         "Scores are the posterior log-odds (same ranking as the posterior, no rounding to 1.0).",
     ]
+    if result.untunable:
+        notes.append("Not tuned (the validation split cannot score them; each got the configuration that is "
+                     "best over the other categories): "
+                     + "; ".join(f"{c}: {why}" for c, why in result.untunable.items()) + ".")
     if reuters:
         notes.append(
             "Protocols differ: hbnlab follows the thesis (documents with at least one of the categories, "

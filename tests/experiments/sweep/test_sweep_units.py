@@ -114,7 +114,7 @@ def test_choose_per_category_with_fallback_golden():
     # (80+5)/110, (90+1)/110, (70+9.5)/110, (90+2)/110 -> the last; macro would pick (3, 0) instead
     for c in ("c", "d"):
         assert ch[(c, "avg")]["config"] == (3, 0.1, 5)
-        assert ch[(c, "avg")]["how"] == "global (no validation positive)"
+        assert ch[(c, "avg")]["how"] == "global (no validation breakeven)"
     assert ch[("a", "avg")]["global_validation_micro"] == pytest.approx(92 / 110)
 
 
