@@ -124,8 +124,8 @@ def _walk(root: Path, max_bytes: int | None, max_file_bytes: int | None, max_fil
             total += size
             files.append((rel, p))
             if len(files) > max_files:
-                raise CorpusError(f"{root}: more than {max_files} files; this is not a 20 Newsgroups or OHSUMED "
-                                  "copy (pass max_files= to read it anyway)")
+                raise CorpusError(f"{root}: more than {max_files} files; a copy of 20 Newsgroups (19,997 files) "
+                                  "or ohsumed-first-20000-docs holds far fewer")
     check_size(total, max_bytes, str(root), " (total of its files)")
     files.sort()
     return files, sorted(hidden)
