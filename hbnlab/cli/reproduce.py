@@ -3,6 +3,7 @@ HBN/HNB tree of one class)."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from hbnlab.cli.common import (
     CLIError,
@@ -62,6 +63,21 @@ def _verbeek(args) -> dict:
     return out
 
 
+def _decampos_table(target: str, collection: str | None) -> int:
+    """The collection number of ``decampos-table-N [--collection NAME]``: table 1 takes any
+    ``--collection`` (default reuters); ``decampos-table-2`` / ``-3`` are the Ohsumed / 20 Newsgroups
+    aliases and refuse another one."""
+    from hbnlab.experiments.decampos import COLLECTION_KEYS, COLLECTIONS
+
+    table = int(target.rsplit("-", 1)[1])
+    if collection is None:
+        return table
+    if table != 1 and COLLECTION_KEYS[collection] != table:
+        raise CLIError(f"--collection {collection} contradicts {target} ({COLLECTIONS[table]}); use "
+                       f"decampos-table-1 --collection {collection}")
+    return COLLECTION_KEYS[collection]
+
+
 def cmd_reproduce(args) -> int:
     from hbnlab.experiments import reproduce as rep
     from hbnlab.experiments import thesis
@@ -71,6 +87,8 @@ def cmd_reproduce(args) -> int:
     target = args.target.lower()
     if target not in rep.TARGETS:
         raise CLIError(f"unknown target {args.target!r}; expected one of {', '.join(rep.TARGETS)}")
+    if args.collection is not None and not target.startswith("decampos-table-"):
+        raise CLIError(f"--collection applies to decampos-table-1 only, not to {target}")
     if target == "table-4.10":
         try:
             rows = rep.parse_rows(args.rows) if args.rows else None
@@ -93,10 +111,14 @@ def cmd_reproduce(args) -> int:
         print()
         _print_validation_rows(result)
     elif target.startswith("decampos-table-"):
-        table = int(target.rsplit("-", 1)[1])
-        reuters_dir = str(resolve_reuters_dir(args.reuters_dir, download=True)) if table == 1 else None
+        table = _decampos_table(target, args.collection)
         corpus_path = None if args.corpus in (None, "reuters") else args.corpus
-        result = reproduce_decampos_table(table=table, reuters_dir=reuters_dir, corpus_path=corpus_path)
+        if corpus_path is not None and not Path(corpus_path).exists():
+            raise CLIError(f"--corpus {corpus_path!r}: no such file or directory")
+        reuters_dir = str(resolve_reuters_dir(args.reuters_dir, download=True)) \
+            if table == 1 and corpus_path is None else None
+        result = reproduce_decampos_table(table=table, reuters_dir=reuters_dir, corpus_path=corpus_path,
+                                          random_state=args.random_state, log=print)
         print(format_decampos_table(result))
     else:
         result = _verbeek(args)
@@ -138,7 +160,8 @@ def cmd_tree(args) -> int:
 def register(sub) -> None:
     """Add ``reproduce`` and ``tree`` to the hbnlab parser."""
     r = sub.add_parser("reproduce", help="reproduce a table or figure of the source papers")
-    r.add_argument("target", help="table-4.10 | table-4.2 ... table-4.9 | decampos-table-1/2/3 | verbeek-figures")
+    r.add_argument("target", help="table-4.10 | table-4.2 ... table-4.9 | decampos-table-1 [--collection C] "
+                                  "(decampos-table-2/3: ohsumed / 20newsgroups) | verbeek-figures")
     add_corpus_options(r, default=None)
     r.add_argument("--categories", default=None,
                    help="table-4.x: all | topK | comma list (default: Reuters top10; another corpus: every "
@@ -151,6 +174,10 @@ def register(sub) -> None:
     r.add_argument("--rows", default=None, help="table-4.10: comma list like NB:30,HBN-OR:30")
     r.add_argument("--n-restarts", type=int, default=None, help="EM restarts for HBN rows (default 64)")
     r.add_argument("--random-state", type=int, default=0)
+    r.add_argument("--collection", default=None, choices=["reuters", "ohsumed", "20newsgroups"],
+                   help="decampos-table-1: the paper's collection to run (default reuters); ohsumed and "
+                        "20newsgroups need --corpus PATH (ohsumed-first-20000-docs or ohsumed.91 + mtrees; "
+                        "20news-bydate, -18828 or -19997)")
     r.set_defaults(func=cmd_reproduce)
 
     t = sub.add_parser("tree", help="learn and draw an HBN/HNB tree for one class")

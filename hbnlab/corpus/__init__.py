@@ -8,17 +8,29 @@ line or field.
 * user data: :func:`read_table` (CSV / TSV / JSONL / Parquet), :func:`read_folder_per_class`,
   :func:`read_zip`, :func:`load_corpus` (dispatch on a path or a name), :func:`load_upload`
   (bytes + file name, for the workbench);
+* 20 Newsgroups and OHSUMED in their distributed layouts (de Campos et al.'s other
+  collections): :func:`read_20newsgroups`, :func:`read_ohsumed` (``ohsumed-first-20000-docs`` or
+  the original ``ohsumed.NN`` files), :func:`detect_collection_layout`;
 * :func:`make_synthetic_corpus`: documents from a known hierarchical model with planted word
   groups (the default corpus of the workbench).
 """
 from ._common import DEFAULT_MAX_BYTES
 from .base import Corpus, CorpusError, Document
+from .collections import (
+    OHSUMED_CATEGORIES,
+    detect_collection_layout,
+    read_20newsgroups,
+    read_mesh_trees,
+    read_ohsumed,
+    read_ohsumed_medline,
+)
 from .fetch import DEFAULT_URL, default_data_home, fetch_reuters21578
 from .readers import load_corpus, load_upload, read_folder_per_class, read_table, read_zip
 from .reuters import REUTERS_NAME, load_reuters21578, modapte_counts, train0_validation_split
 from .synthetic import make_synthetic_corpus
 
 __all__ = [
+    "OHSUMED_CATEGORIES",
     "REUTERS_NAME",
     "Corpus",
     "CorpusError",
@@ -26,13 +38,18 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_URL",
     "default_data_home",
+    "detect_collection_layout",
     "fetch_reuters21578",
     "load_corpus",
     "load_upload",
     "load_reuters21578",
     "make_synthetic_corpus",
     "modapte_counts",
+    "read_20newsgroups",
     "read_folder_per_class",
+    "read_mesh_trees",
+    "read_ohsumed",
+    "read_ohsumed_medline",
     "read_table",
     "read_zip",
     "train0_validation_split",

@@ -1,30 +1,56 @@
 """Reproduction of de Campos et al.'s experiments (de Campos et al., sec. 4, Tables 1-3).
 
-Protocol (sec. 4): every category of the collection at once (Reuters-21578 ModApte: the 90
-categories with at least one training and one test document), Porter stemming, the SMART stop
+Protocol (sec. 4): every category of the collection at once, Porter stemming, the SMART stop
 list, no term selection; each classifier ranks the categories of every test document.
 Measures, in percent: micro and macro precision/recall breakeven, average 11-point precision of
 the per-document category rankings (Av-11) and F1@1/3/5 (each document assigned its top 1/3/5
 categories), micro and macro.
 
-How the paper's tables map onto ``table=``
-------------------------------------------
+How the paper's tables map onto ``table=`` / ``collection=``
+------------------------------------------------------------
 The paper's three tables are organised by *measure* (Table 1: breakevens and Av-11; Table 2:
 micro F1@k; Table 3: macro F1@k), each with a block per collection (Reuters, Ohsumed,
-20 Newsgroups).  hbnlab's ``decampos-table-N`` numbers the *collections* in the paper's order --
-1 = Reuters-21578, 2 = Ohsumed, 3 = 20 Newsgroups -- and every row carries all nine measures
-with the paper's values from the three tables beside them (``paper_*``).  Ohsumed and
-20 Newsgroups are not shipped: tables 2 and 3 need ``corpus_path`` (any format
-:func:`hbnlab.corpus.load_corpus` reads) or a ``corpus``.
+20 Newsgroups).  hbnlab runs one *collection* at a time: ``collection="reuters"``,
+``"ohsumed"`` or ``"20newsgroups"`` (CLI: ``hbnlab reproduce decampos-table-1 --collection
+...``); the older ``table=1/2/3`` (CLI targets ``decampos-table-2`` / ``-3``) numbers the same
+collections in the paper's order.  Every row carries all nine measures with the paper's values
+for that collection from the three tables beside them (``paper_*``).
 
-Documents.  The paper counts 12,902 Reuters documents, 9,603 training and 3,299 test: every
-ModApte record, including the 1,828 + 280 records without a category (negatives for every
-class).  ``include_unlabeled=True`` (default) keeps them, as the paper did;
-:func:`hbnlab.corpus.load_reuters21578` (the thesis protocol) drops them.
+The collections
+---------------
+* **Reuters-21578** (shipped as a download): ModApte, the 90 categories with at least one
+  training and one test document.  The paper counts 12,902 documents, 9,603 training and 3,299
+  test: every ModApte record, including the 1,828 + 280 records without a category (negatives
+  for every class).  ``include_unlabeled=True`` (default) keeps them, as the paper did;
+  :func:`hbnlab.corpus.load_reuters21578` (the thesis protocol) drops them.
+* **Ohsumed** (the user's copy, ``corpus_path``): "20000 medical abstracts from the MeSH
+  categories (10000 for training and 10000 for testing) of the year 1991, and 23 categories" --
+  Joachims (1998)'s subset: the first 20,000 records of 1991 with an abstract, the first 10,000
+  for training, and the 23 top-level MeSH disease categories C01 ... C23.  Two layouts are read
+  (:func:`load_decampos_ohsumed`): ``ohsumed-first-20000-docs`` (``training/<Cnn>/<id>``,
+  ``test/<Cnn>/<id>``; it holds only the documents with at least one of the 23 categories, so
+  its counts are below 10,000 / 10,000), and the original ``ohsumed.91`` with NLM's MeSH tree file
+  (``mtreesYYYY.bin``) beside it, from which the subset is rebuilt exactly, records without any
+  of the 23 categories kept as negatives (as for Reuters).
+* **20 Newsgroups** (the user's copy): the paper's has "19997 articles" (``20news-19997``),
+  "only the subject and the body of each message" -- :func:`hbnlab.corpus.read_20newsgroups`
+  keeps ``Subject`` and the body, quoted replies included, and merges crossposted copies into
+  one multi-label document.  "There is no fixed literature split": the folders' split is used
+  when there is one (``20news-bydate-train`` / ``-test``), otherwise a seeded random split with
+  ``test_fraction`` (default :data:`NEWSGROUPS_TEST_FRACTION` = 0.4, the proportion of the
+  by-date split, 7,532 of 18,846) and ``random_state``.  The result records the split used
+  (``result["corpus"]["split"]``).
+
+Any other file or folder given as ``corpus_path`` is read by :func:`hbnlab.corpus.load_corpus`
+(layout ``"generic"``).
 
 Scores.  Breakevens pool or rank the classifiers' ``decision_function`` values: the posterior
 log-odds of naive Bayes and the OR gate (monotone in the posterior, so every ranking equals the
 posterior's, except that it does not round to 1.0) and Rocchio's cosine.
+
+References
+----------
+T. Joachims. Text categorization with support vector machines. ECML 1998.
 """
 from __future__ import annotations
 
@@ -34,11 +60,23 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["reproduce_decampos_table", "format_decampos_table", "load_decampos_reuters", "evaluate_scores",
-           "category_ranking_micro_breakeven", "PAPER", "COLLECTIONS", "CLASSIFIERS", "MEASURES",
-           "PAPER_SUSPECT"]
+__all__ = ["reproduce_decampos_table", "format_decampos_table", "load_decampos_reuters", "load_decampos_ohsumed",
+           "load_decampos_20newsgroups", "load_decampos_collection", "evaluate_scores",
+           "category_ranking_micro_breakeven", "PAPER", "PAPER_CORPORA", "COLLECTIONS", "COLLECTION_KEYS",
+           "CLASSIFIERS", "MEASURES", "PAPER_SUSPECT", "NEWSGROUPS_TEST_FRACTION"]
 
 COLLECTIONS = {1: "Reuters-21578", 2: "Ohsumed", 3: "20 Newsgroups"}
+#: ``collection=`` (CLI ``--collection``) -> the paper's collection number.
+COLLECTION_KEYS = {"reuters": 1, "ohsumed": 2, "20newsgroups": 3}
+#: The documents de Campos et al. (sec. 4) report per collection.
+PAPER_CORPORA = {
+    1: {"n_train": 9603, "n_test": 3299, "n_categories": 90},
+    2: {"n_train": 10000, "n_test": 10000, "n_categories": 23},
+    3: {"n_documents": 19997, "n_categories": 20},
+}
+#: 20 Newsgroups without split folders: the test fraction of the seeded split (the paper gives
+#: none; 0.4 is the proportion of the 20news-bydate split).
+NEWSGROUPS_TEST_FRACTION = 0.4
 CLASSIFIERS = ("NBayes", "Rocchio", "OR-eq12", "OR-eq17")
 EXTRA_CLASSIFIERS = ("OR-eq11", "OR-eq15")
 MEASURES = ("micro", "macro", "av11", "f1_1_micro", "f1_3_micro", "f1_5_micro",
@@ -115,14 +153,112 @@ def load_decampos_reuters(reuters_dir, *, include_unlabeled: bool = True):
             docs.append(Document(id=r["newid"], text=r["body"], labels=labels, split=split,
                                  title=r["title"], date=r["date"]))
     docs.sort(key=lambda d: int(d.id))
-    meta = {"source": str(root), "split": "ModApte, de Campos et al. sec. 4", "n_categories": len(keep),
+    meta = {"source": str(root), "layout": "reuters21578-modapte", "split": "ModApte, de Campos et al. sec. 4",
+            "n_categories": len(keep),
             "include_unlabeled": bool(include_unlabeled)}
     return Corpus("reuters21578-modapte-decampos", tuple(docs), meta=meta)
 
 
+def load_decampos_ohsumed(path, *, n_train: int = 10_000, n_test: int = 10_000, mesh_trees=None):
+    """Ohsumed as de Campos et al. use it (Joachims 1998's subset), from either layout.
+
+    * ``ohsumed-first-20000-docs`` (``training/<Cnn>/<id>``, ``test/<Cnn>/<id>``): read as it is
+      (:func:`hbnlab.corpus.read_ohsumed`); the split and the categories are the folders'.
+    * ``ohsumed.91`` (the file, or a folder holding it) with a MeSH tree file beside it or as
+      ``mesh_trees``: the first ``n_train`` records with an abstract are the training set, the next
+      ``n_test`` the test set, labelled with their categories among C01 ... C23 (records with none
+      of them stay, as negatives).
+
+    Returns ``None`` when ``path`` is in neither layout.
+
+    Raises
+    ------
+    CorpusError
+        ``ohsumed.91`` without a MeSH tree file, or with fewer than ``n_train + n_test`` records
+        with an abstract; a folder of other ``ohsumed.NN`` files only.
+    """
+    from dataclasses import replace
+
+    from hbnlab.corpus import Corpus, CorpusError, detect_collection_layout, read_ohsumed, read_ohsumed_medline
+
+    layout = detect_collection_layout(path)
+    if layout == "ohsumed-first-20000-docs":
+        return read_ohsumed(path)
+    if layout != "ohsumed-medline":
+        return None
+    p = Path(path)
+    src = p / "ohsumed.91" if p.is_dir() else p
+    if not src.is_file():
+        raise CorpusError(f"{p}: Joachims's Ohsumed subset (de Campos et al. sec. 4) is taken from ohsumed.91, "
+                          "which this folder does not hold")
+    full = read_ohsumed_medline(src, mesh_trees=mesh_trees)
+    if full.meta["labels"] != "C01-C23":
+        raise CorpusError(f"{src}: mapping MeSH headings to the 23 categories C01 ... C23 needs NLM's MeSH tree "
+                          "file (mtreesYYYY.bin, lines 'Heading;C14.280') in the same folder, or mesh_trees=")
+    with_abstract = [d for d in full.documents if d.text.strip()]
+    if len(with_abstract) < n_train + n_test:
+        raise CorpusError(f"{src}: {len(with_abstract)} records with an abstract; the protocol takes the first "
+                          f"{n_train} for training and the next {n_test} for testing")
+    docs = [replace(d, split="train" if i < n_train else "test")
+            for i, d in enumerate(with_abstract[:n_train + n_test])]
+    meta = {**full.meta, "split": f"the first {n_train} records of {src.name} with an abstract for training, "
+                                  f"the next {n_test} for testing (Joachims 1998)"}
+    return Corpus(f"ohsumed91-first{n_train + n_test}", tuple(docs), meta=meta)
+
+
+def load_decampos_20newsgroups(path, *, test_fraction: float = NEWSGROUPS_TEST_FRACTION, random_state: int = 0):
+    """20 Newsgroups as de Campos et al. use it: subject and body, the folders' split or a seeded one.
+
+    :func:`hbnlab.corpus.read_20newsgroups` reads the folders (crossposts merged); without
+    split folders ``round(n * test_fraction)`` documents, drawn by a ``random_state``-seeded
+    permutation, form the test set (a group left without training documents gets one back).
+    """
+    from hbnlab.corpus import read_20newsgroups
+
+    if not 0.0 < float(test_fraction) < 1.0:
+        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
+    return read_20newsgroups(path, test_fraction=test_fraction, random_state=random_state)
+
+
+def load_decampos_collection(table: int, path, *, include_unlabeled: bool = True, test_fraction=None,
+                             random_state: int = 0):
+    """The user's copy of collection ``table`` at ``path``, read by the reader of its layout.
+
+    Returns ``(corpus, layout)``; a path in no layout of that collection is read by
+    :func:`hbnlab.corpus.load_corpus` and the layout is ``"generic"``.
+    """
+    from hbnlab.corpus import detect_collection_layout, load_corpus
+
+    p = Path(path)
+    corpus = None
+    if table == 1 and detect_collection_layout(p) == "reuters21578":
+        corpus = load_decampos_reuters(p, include_unlabeled=include_unlabeled)
+    elif table == 2:
+        corpus = load_decampos_ohsumed(p)
+    elif table == 3 and p.is_dir() and detect_collection_layout(p) not in ("reuters21578", "ohsumed-medline"):
+        fraction = NEWSGROUPS_TEST_FRACTION if test_fraction is None else test_fraction
+        corpus = load_decampos_20newsgroups(p, test_fraction=fraction, random_state=random_state)
+    if corpus is None:
+        return load_corpus(str(p)), "generic"
+    return corpus, corpus.meta["layout"]
+
+
+def _split_record(meta: dict) -> dict:
+    """How a corpus that came with a test set was split, from its reader's ``meta``."""
+    split = meta.get("split")
+    if split == "seeded":
+        return {"kind": "seeded", "test_fraction": meta.get("test_fraction"), "random_state": meta.get("random_state"),
+                "description": "round(n * test_fraction) documents of a random_state-seeded permutation to test "
+                               "(hbnlab.corpus.read_20newsgroups)"}
+    if split == "folders":
+        return {"kind": "folders", "folders": meta.get("split_folders", {})}
+    return {"kind": "given", "description": str(split) if split is not None else "the corpus's own split"}
+
+
 def _split_if_needed(corpus, test_fraction, random_state):
+    """``(corpus, split record)``: the corpus's own split, or a seeded one when it has no test set."""
     if corpus.test:
-        return corpus
+        return corpus, _split_record(corpus.meta)
     if test_fraction is None:
         raise ValueError(f"corpus {corpus.name!r} has no test documents; pass test_fraction (e.g. 0.5) "
                          "for a random split (20 Newsgroups has no standard split, de Campos sec. 4)")
@@ -133,7 +269,9 @@ def _split_if_needed(corpus, test_fraction, random_state):
     rng = np.random.default_rng(random_state)
     is_test = rng.random(len(corpus)) < float(test_fraction)
     docs = [replace(d, split="test" if t else "train") for d, t in zip(corpus.documents, is_test)]
-    return corpus.subset(docs, name=f"{corpus.name}-split{test_fraction:g}-seed{random_state}")
+    split = {"kind": "seeded", "test_fraction": float(test_fraction), "random_state": random_state,
+             "description": "each document to test with probability test_fraction (numpy default_rng)"}
+    return corpus.subset(docs, name=f"{corpus.name}-split{test_fraction:g}-seed{random_state}"), split
 
 
 def _make(name, or_counts, rocchio_beta, rocchio_gamma):
@@ -207,22 +345,30 @@ def evaluate_scores(Y, S) -> dict:
 
 
 # --------------------------------------------------------------------------- the experiment
-def reproduce_decampos_table(table: int = 1, reuters_dir=None, *, corpus_path=None, corpus=None,
-                             classifiers=CLASSIFIERS, include_unlabeled: bool = True, or_counts: bool = True,
-                             rocchio_beta: float = 16.0, rocchio_gamma: float = 4.0, test_fraction=None,
-                             random_state: int = 0, log=None) -> dict:
+#: What the collection readers record about their input, copied into the result.
+_READER_KEYS = ("source", "n_files", "n_documents", "n_multilabel", "crossposts", "ignored_files", "ignored_records",
+                "encodings", "labels", "mesh_trees", "unknown_headings", "files")
+
+def reproduce_decampos_table(table: int | None = None, reuters_dir=None, *, collection: str | None = None,
+                             corpus_path=None, corpus=None, classifiers=CLASSIFIERS, include_unlabeled: bool = True,
+                             or_counts: bool = True, rocchio_beta: float = 16.0, rocchio_gamma: float = 4.0,
+                             test_fraction=None, random_state: int = 0, log=None) -> dict:
     """Run de Campos et al.'s comparison on one collection and put the paper's values beside ours.
 
     Parameters
     ----------
-    table : {1, 2, 3}
+    table : {1, 2, 3}, optional
         The collection, in the paper's order: 1 Reuters-21578, 2 Ohsumed, 3 20 Newsgroups (see
-        the module docstring for how the paper's measure tables map onto this).
+        the module docstring for how the paper's measure tables map onto this).  Default: the
+        one ``collection`` names, else 1.
     reuters_dir : path, optional
-        Reuters-21578 Distribution 1.0 (table 1); default ``$HBNLAB_REUTERS_DIR``.
+        Reuters-21578 Distribution 1.0 (table 1 without ``corpus_path``); default
+        ``$HBNLAB_REUTERS_DIR``.
+    collection : {"reuters", "ohsumed", "20newsgroups"}, optional
+        The collection by name (:data:`COLLECTION_KEYS`); must agree with ``table`` if both are given.
     corpus_path : path, optional
-        Tables 2 and 3: the user's copy of Ohsumed / 20 Newsgroups in any format
-        :func:`hbnlab.corpus.load_corpus` reads.
+        The user's copy of the collection, read by :func:`load_decampos_collection`: the layouts
+        of the module docstring, else any format :func:`hbnlab.corpus.load_corpus` reads.
     corpus : hbnlab.corpus.Corpus, optional
         An already loaded corpus (any table; overrides the paths).
     classifiers : sequence of str
@@ -235,7 +381,9 @@ def reproduce_decampos_table(table: int = 1, reuters_dir=None, *, corpus_path=No
     rocchio_beta, rocchio_gamma : float
         Rocchio's positive / negative centroid weights (the paper does not give them).
     test_fraction : float, optional
-        For a corpus without test documents: random split with ``random_state``.
+        For a corpus without test documents: the fraction drawn at random (with
+        ``random_state``) for testing.  20 Newsgroups defaults to :data:`NEWSGROUPS_TEST_FRACTION`;
+        the other collections have a split and refuse a corpus without one unless it is given.
     log : callable, optional
         Progress messages (e.g. ``print``).
 
@@ -246,11 +394,23 @@ def reproduce_decampos_table(table: int = 1, reuters_dir=None, *, corpus_path=No
         all terms), the nine measures (percent), ``paper_<measure>`` where the paper has a value,
         ``seconds`` (training + scoring), ``fit_seconds``, ``score_seconds``, and two diagnostics:
         ``micro_rank`` (:func:`category_ranking_micro_breakeven`) and ``av11_all_docs`` (Av-11
-        with documents without a category scored 0 rather than left out).
+        with documents without a category scored 0 rather than left out).  ``corpus`` names the
+        ``collection`` (and its ``collection_key``), the ``corpus_path``, the ``layout`` read, the
+        ``split`` used (``kind`` ``"seeded"`` with ``test_fraction`` and ``random_state``,
+        ``"folders"`` or ``"given"``), the counts beside the paper's (``paper_corpus``) and what
+        the reader left out (``reader``: ignored files, merged crossposts, ...).
     """
     from hbnlab.text import IndexingConfig, index_corpus
 
     log = log or (lambda *_: None)
+    if collection is not None:
+        if collection not in COLLECTION_KEYS:
+            raise ValueError(f"collection must be one of {', '.join(COLLECTION_KEYS)}, got {collection!r}")
+        if table is not None and table != COLLECTION_KEYS[collection]:
+            raise ValueError(f"table={table!r} ({COLLECTIONS.get(table, '?')}) contradicts "
+                             f"collection={collection!r}; give one of them")
+        table = COLLECTION_KEYS[collection]
+    table = 1 if table is None else table
     if table not in COLLECTIONS:
         raise ValueError(f"table must be 1 (Reuters-21578), 2 (Ohsumed) or 3 (20 Newsgroups), got {table!r}")
     unknown = [c for c in classifiers if c not in CLASSIFIERS + EXTRA_CLASSIFIERS]
@@ -258,22 +418,26 @@ def reproduce_decampos_table(table: int = 1, reuters_dir=None, *, corpus_path=No
         raise ValueError(f"unknown classifier(s) {unknown}; expected names among "
                          f"{CLASSIFIERS + EXTRA_CLASSIFIERS}")
     t0 = time.perf_counter()
+    layout = "in-memory"
     if corpus is None:
         if table == 1 and corpus_path is None:
             reuters_dir = reuters_dir or os.environ.get("HBNLAB_REUTERS_DIR")
             if not reuters_dir:
                 raise ValueError("table 1 needs Reuters-21578: pass reuters_dir or set HBNLAB_REUTERS_DIR")
             corpus = load_decampos_reuters(reuters_dir, include_unlabeled=include_unlabeled)
+            layout = "reuters21578-modapte"
         elif corpus_path is None:
             raise ValueError(
                 f"table {table} ({COLLECTIONS[table]}) needs a corpus hbnlab does not ship: pass "
                 f"corpus_path (CLI: --corpus PATH) pointing at your copy of {COLLECTIONS[table]} "
-                "(a folder per class, CSV/JSONL/Parquet table or ZIP)")
+                "(its distributed layout, a folder per class, CSV/JSONL/Parquet table or ZIP)")
         else:
-            from hbnlab.corpus import load_corpus
-
-            corpus = load_corpus(str(corpus_path))
-    corpus = _split_if_needed(corpus, test_fraction, random_state)
+            corpus, layout = load_decampos_collection(table, corpus_path, include_unlabeled=include_unlabeled,
+                                                      test_fraction=test_fraction, random_state=random_state)
+    if test_fraction is None and table == 3:
+        test_fraction = NEWSGROUPS_TEST_FRACTION
+    reader_meta = dict(corpus.meta)
+    corpus, split = _split_if_needed(corpus, test_fraction, random_state)
     load_s = time.perf_counter() - t0
     # de Campos sec. 4: Porter stemming, SMART stop list, no term selection; counts for eq. 10
     cfg = IndexingConfig(stopwords="smart", stemming="porter", min_df=1, binary=False)
@@ -303,6 +467,10 @@ def reproduce_decampos_table(table: int = 1, reuters_dir=None, *, corpus_path=No
         rows.append(row)
     info = {
         "collection": COLLECTIONS[table],
+        "collection_key": next(k for k, v in COLLECTION_KEYS.items() if v == table),
+        "corpus_path": None if corpus_path is None else str(corpus_path),
+        "layout": layout,
+        "split": split,
         "name": corpus.name,
         "fingerprint": corpus.fingerprint(),
         "n_train": len(ic.train_docs),
@@ -316,6 +484,8 @@ def reproduce_decampos_table(table: int = 1, reuters_dir=None, *, corpus_path=No
         "or_counts": bool(or_counts),
         "rocchio": {"beta": float(rocchio_beta), "gamma": float(rocchio_gamma)},
         "paper_suspect": {k: list(v) for k, v in PAPER_SUSPECT.get(table, {}).items()},
+        "paper_corpus": dict(PAPER_CORPORA[table]),
+        "reader": {k: reader_meta[k] for k in _READER_KEYS if k in reader_meta},
     }
     return {"rows": rows, "corpus": info}
 
@@ -329,6 +499,12 @@ def format_decampos_table(result: dict) -> str:
     width = 26
     head = (f"de Campos et al. -- {c.get('collection', '')}: {c.get('n_train')} train / {c.get('n_test')} "
             f"test documents, {c.get('n_categories')} categories, {c.get('n_terms')} terms (percent)")
+    split = c.get("split") or {}
+    if split.get("kind") == "seeded":
+        head += (f"\nsplit: seeded, test_fraction {split.get('test_fraction')}, random_state "
+                 f"{split.get('random_state')}")
+    elif split:
+        head += f"\nsplit: {split.get('kind')}" + (f" ({split['description']})" if split.get("description") else "")
     lines = [head, "measure".ljust(12) + "".join(r["classifier"].rjust(width) for r in rows),
              " " * 12 + "".join("ours / paper (diff)".rjust(width) for _ in rows)]
     suspect = c.get("paper_suspect", {})

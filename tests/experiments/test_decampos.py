@@ -95,7 +95,16 @@ def test_driver_on_a_synthetic_corpus_with_random_split():
                                     test_fraction=1.5)
     everything_train = corpus.subset([replace(d, split="train") for d in corpus.documents])
     with pytest.raises(ValueError, match="has no test documents"):
-        dc.reproduce_decampos_table(3, corpus=everything_train)
+        dc.reproduce_decampos_table(2, corpus=everything_train, classifiers=["NBayes"])
+    # 20 Newsgroups has no fixed split (de Campos sec. 4): a seeded one with the documented fraction
+    res = dc.reproduce_decampos_table(collection="20newsgroups", corpus=everything_train, classifiers=["NBayes"])
+    assert res["corpus"]["split"]["kind"] == "seeded"
+    assert res["corpus"]["split"]["test_fraction"] == dc.NEWSGROUPS_TEST_FRACTION == 0.4
+    assert res["corpus"]["layout"] == "in-memory" and res["corpus"]["collection_key"] == "20newsgroups"
+    with pytest.raises(ValueError, match="table=2 .* contradicts collection='20newsgroups'"):
+        dc.reproduce_decampos_table(2, collection="20newsgroups", corpus=everything_train)
+    with pytest.raises(ValueError, match="collection must be one of reuters, ohsumed, 20newsgroups"):
+        dc.reproduce_decampos_table(collection="rcv1", corpus=everything_train)
     res = dc.reproduce_decampos_table(3, corpus=everything_train, test_fraction=0.3, random_state=0,
                                       classifiers=dc.CLASSIFIERS + ("OR-eq11", "OR-eq15"))
     assert [r["classifier"] for r in res["rows"]] == list(dc.CLASSIFIERS) + ["OR-eq11", "OR-eq15"]
@@ -112,6 +121,29 @@ def test_driver_on_a_synthetic_corpus_with_random_split():
     assert min(r["f1_1_micro"] for r in res["rows"] if r["classifier"] != "OR-eq11") > 60
     text = dc.format_decampos_table(res)
     assert "ours / paper (diff)" in text and "OR-eq17" in text
+
+
+def test_ohsumed_91_protocol_first_records_with_an_abstract(tmp_path):
+    from collection_fixtures import make_ohsumed_medline
+
+    from hbnlab.corpus import CorpusError
+
+    make_ohsumed_medline(tmp_path)
+    # 10 records, the third without an abstract: Joachims's selection with 6 + 3 instead of 10,000 + 10,000
+    c = dc.load_decampos_ohsumed(tmp_path, n_train=6, n_test=3)
+    assert [d.id[-2:] for d in c.train] == ["01", "02", "04", "05", "06", "07"]
+    assert [d.id[-2:] for d in c.test] == ["08", "09", "10"]
+    assert c.train[3].labels == frozenset()  # no disease category: kept as a negative, as for Reuters
+    assert "Joachims 1998" in c.meta["split"] and c.meta["labels"] == "C01-C23"
+    with pytest.raises(CorpusError, match="9 records with an abstract; the protocol takes the first 6 .* next 4"):
+        dc.load_decampos_ohsumed(tmp_path, n_train=6, n_test=4)
+    (tmp_path / "mtrees1991.bin").unlink()
+    with pytest.raises(CorpusError, match="needs NLM's MeSH tree file"):
+        dc.load_decampos_ohsumed(tmp_path, n_train=6, n_test=3)
+    (tmp_path / "ohsumed.91").rename(tmp_path / "ohsumed.90")
+    with pytest.raises(CorpusError, match="taken from ohsumed.91, which this folder does not hold"):
+        dc.load_decampos_ohsumed(tmp_path)
+    assert dc.load_decampos_ohsumed(tmp_path / "nothing-here") is None
 
 
 @pytest.mark.slow
