@@ -20,7 +20,10 @@ with st.form("train_form"):
                                  key="t_restarts")
     seed = c2.number_input("random_state", min_value=0, max_value=2**31 - 1, value=cfg.random_state, key="t_seed")
     stage = c3.radio("Fit / evaluate on", ["test", "validation"], horizontal=True, key="t_stage",
-                     format_func={"test": "training → test", "validation": "training-0 → validation"}.get)
+                     format_func={"test": "training → test",
+                                  "validation": f"{cfg.cv}-fold cross-validation" if cfg.cv
+                                  else "training-0 → validation"}.get,
+                     help=f"Validation: {data.validation_description()} (chosen on the Tuning page).")
     st.caption("HBN/HNB settings (B, alpha per algorithm) come from the Structure page: "
                + ", ".join(f"{a}: B={cfg.structure_params(a)[0]}, alpha={cfg.structure_params(a)[1]:g}"
                            for a in (tree_learner_name(c) for c in CLUSTERINGS)))
