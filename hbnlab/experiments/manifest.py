@@ -33,9 +33,10 @@ import numpy as np
 from hbnlab._validation import HbnlabError
 from hbnlab.corpus import CorpusError
 from hbnlab.experiments import paper_values as pv
+from hbnlab.experiments.thesis import thesis_values_apply
 from hbnlab.export.report import ExperimentResult
 from hbnlab.models.catalog import learner_names
-from hbnlab.pipeline.corpus_spec import REUTERS_NAME, load_named_corpus
+from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 from hbnlab.pipeline.fit import em_traces, fit_unit
 
@@ -207,6 +208,12 @@ class ExperimentManifest:
         Term scoring method (:func:`hbnlab.features.score_terms`), default information gain.
     random_state : int
     stage : {"test", "validation"}
+    validation : {"auto", "date", "stratified"}
+        The validation split of ``stage="validation"``
+        (:func:`hbnlab.corpus.splits.validation_folds`; "auto": by date when every training
+        document is dated, else stratified, seeded by ``random_state``).
+    cv : int
+        0: that split; K >= 2: K-fold cross-validation (scores pooled over the folds).
     fingerprint : str or None
         The corpus's :meth:`~hbnlab.corpus.Corpus.fingerprint`; when set, :func:`run_manifest`
         refuses a corpus that differs.
@@ -224,6 +231,8 @@ class ExperimentManifest:
     stage: str = "test"
     fingerprint: str | None = None
     name: str = "experiment"
+    validation: str = "auto"
+    cv: int = 0
 
     def __post_init__(self):
         from hbnlab.text import IndexingConfig
@@ -260,6 +269,13 @@ class ExperimentManifest:
             raise ManifestError("selection", f"must be one of {tuple(methods)}, got {self.selection!r}")
         if self.stage not in STAGES:
             raise ManifestError("stage", f"must be one of {STAGES}, got {self.stage!r}")
+        from hbnlab.corpus.splits import VALIDATION_METHODS
+
+        if self.validation not in VALIDATION_METHODS:
+            raise ManifestError("validation", f"must be one of {VALIDATION_METHODS}, got {self.validation!r}")
+        _check_int(self.cv, "cv", lo=0)
+        if self.cv == 1:
+            raise ManifestError("cv", "must be 0 (one validation split) or >= 2 (folds), got 1")
         if self.fingerprint is not None and not (isinstance(self.fingerprint, str) and len(self.fingerprint) == 64):
             raise ManifestError("fingerprint", f"expected a 64-hex-digit SHA-256 or null, got {self.fingerprint!r}")
         if not isinstance(self.name, str):
@@ -273,7 +289,7 @@ class ExperimentManifest:
             "categories": None if self.categories is None else list(self.categories),
             "n_categories": self.n_categories, "classifiers": [c.to_dict() for c in self.classifiers],
             "n_features": self.n_features, "selection": self.selection, "random_state": self.random_state,
-            "stage": self.stage,
+            "stage": self.stage, "validation": self.validation, "cv": self.cv,
         }
 
     @classmethod
@@ -282,7 +298,8 @@ class ExperimentManifest:
         from hbnlab.text import IndexingConfig
 
         _check_keys(d, "", ("format", "format_version", "name", "corpus", "fingerprint", "indexing", "categories",
-                            "n_categories", "classifiers", "n_features", "selection", "random_state", "stage"))
+                            "n_categories", "classifiers", "n_features", "selection", "random_state", "stage",
+                            "validation", "cv"))
         if d.get("format", MANIFEST_FORMAT) != MANIFEST_FORMAT:
             raise ManifestError("format", f"expected {MANIFEST_FORMAT!r}, got {d.get('format')!r}")
         ver = d.get("format_version", MANIFEST_VERSION)
@@ -309,7 +326,8 @@ class ExperimentManifest:
                    categories=None if cats is None else tuple(cats), n_categories=d.get("n_categories", 10),
                    n_features=d.get("n_features", 30), selection=d.get("selection", "ig"),
                    random_state=d.get("random_state", 0), stage=d.get("stage", "test"),
-                   fingerprint=d.get("fingerprint"), name=d.get("name", "experiment"))
+                   fingerprint=d.get("fingerprint"), name=d.get("name", "experiment"),
+                   validation=d.get("validation", "auto"), cv=d.get("cv", 0))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
@@ -387,27 +405,32 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
         progress(0.05, "indexing")
     data = prepare(corpus, n_categories=manifest.n_categories,
                    categories=None if manifest.categories is None else list(manifest.categories),
-                   indexing=manifest.indexing, selection=manifest.selection)
-    split = data.split(manifest.stage)
-    Y_fit, X_eval, Y_eval = split.Y_fit, split.X_eval, split.Y_eval
+                   indexing=manifest.indexing, selection=manifest.selection, validation=manifest.validation,
+                   cv=manifest.cv or None, random_state=manifest.random_state)
+    Y_eval, eval_docs = data.evaluation(manifest.stage)
     cats = list(data.categories)
+    if manifest.stage == "validation":
+        bad = data.untunable()
+        if bad:
+            raise ManifestError("categories", f"the validation split ({data.validation_description()}) cannot score "
+                                + "; ".join(f"{c!r}: {why}" for c, why in bad.items()))
     scores, timings, traces, trees, models, specs, paper = {}, {}, {}, {}, {}, {}, {}
     n_units = len(manifest.classifiers) * len(cats)
     done = 0
     for spec in manifest.classifiers:  # loop over classifiers x categories (each one fit)
         disp = spec.display_name(manifest.n_features)
         nf = spec.n_features or manifest.n_features
-        S = np.zeros((X_eval.shape[0], len(cats)))
+        S = np.zeros((Y_eval.shape[0], len(cats)))
         specs[disp] = {"name": spec.name, "n_features": nf, "params": dict(spec.params)}
         timings[disp], traces[disp], trees[disp], models[disp] = {}, {}, {}, {}
         for j, cat in enumerate(cats):
-            y = Y_fit[:, j].astype(np.int8)
-            if y.min() == y.max():
-                split_name = "training" if manifest.stage == "test" else "training-0"
-                raise ManifestError("categories", f"class {cat!r} has {'no' if y.max() == 0 else 'only'} positive "
-                                                  f"documents in the {split_name} split")
-            res = fit_unit(data, cat, spec.name, n_features=nf, params=spec.params, stage=manifest.stage,
-                           random_state=manifest.random_state, score="proba")
+            try:
+                res = fit_unit(data, cat, spec.name, n_features=nf, params=spec.params, stage=manifest.stage,
+                               random_state=manifest.random_state, score="proba")
+            except ValueError as e:
+                if "cannot be learnt" not in str(e):
+                    raise
+                raise ManifestError("categories", str(e)) from None
             est = res.estimator
             timings[disp][cat] = res.seconds
             S[:, j] = res.scores
@@ -423,7 +446,7 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
             if progress:
                 progress(0.1 + 0.9 * done / n_units, f"{disp} · {cat}")
         scores[disp] = S
-        if corpus.name == REUTERS_NAME and manifest.stage == "test":
+        if thesis_values_apply(data) and manifest.stage == "test":
             ref = pv.table_4_10_row(spec.name.upper(), int(nf))
             if ref is not None:
                 paper[disp] = {**ref, "source": "Karčiauskas (2002), Table 4.10"}
@@ -435,7 +458,7 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
     settings = manifest.with_fingerprint(fp).to_dict()
     return ExperimentResult(
         categories=cats, classifiers=list(scores), labels=Y_eval, scores=scores,
-        doc_ids=[d.id for d in split.eval_docs], stage=manifest.stage, settings=settings, corpus=info,
+        doc_ids=[d.id for d in eval_docs], stage=manifest.stage, settings=settings, corpus=info,
         classifier_specs=specs, timings=timings, em_traces={k: v for k, v in traces.items() if v},
         trees={k: v for k, v in trees.items() if v},
         models={k: v for k, v in models.items() if v} if keep_models else {},

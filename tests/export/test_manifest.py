@@ -167,3 +167,16 @@ def test_corpus_spec_path_kind(tmp_path):
     c = spec.load()
     assert len(c) == 20 and set(c.categories()) == {"spam", "ham"}
     assert CorpusSpec.from_dict(spec.to_dict()) == spec
+
+
+def test_cross_validation_manifest_pools_every_training_document():
+    d = {**SMALL, "classifiers": [{"name": "NB"}], "stage": "validation", "cv": 3, "random_state": 2}
+    m = ExperimentManifest.from_dict(d)
+    assert m.to_dict()["cv"] == 3 and m.to_dict()["validation"] == "auto"
+    res = run_manifest(m)
+    assert res.corpus["validation"] == {"method": "cv", "n_folds": 3, "random_state": 2}
+    assert len(res.doc_ids) == res.corpus["n_train"] and len(set(res.doc_ids)) == len(res.doc_ids)
+    with pytest.raises(ManifestError, match="'cv'"):
+        ExperimentManifest.from_dict({**d, "cv": 1})
+    with pytest.raises(ManifestError, match="'validation'"):
+        ExperimentManifest.from_dict({**d, "validation": "random"})
