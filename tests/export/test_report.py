@@ -186,15 +186,24 @@ def test_thesis_values_beside_ours_where_they_apply(result):
 
 
 def test_thesis_values_filled_by_run_manifest_on_reuters_names(monkeypatch):
-    """run_manifest attaches Table 4.10 for the thesis's rows when the corpus is Reuters ModApte."""
-    from hbnlab.corpus import make_synthetic_corpus
+    """run_manifest attaches Table 4.10 for the thesis's rows when the corpus is Reuters ModApte with the
+    thesis's ten classes, and leaves it off for any other choice of classes (the published averages
+    describe those ten classes only)."""
+    import dataclasses
 
-    c = make_synthetic_corpus(n_documents=300, random_state=0)
-    object.__setattr__(c, "name", "reuters21578-modapte")
-    m = ExperimentManifest.from_dict({"corpus": {"kind": "synthetic", "size": 300}, "n_categories": 2,
-                                      "classifiers": [{"name": "NB"}, {"name": "KDB"}], "n_features": 30})
-    r = run_manifest(m, corpus=c)
+    from hbnlab.corpus import Corpus, make_synthetic_corpus
+    from hbnlab.experiments.paper_values import THESIS_CLASSES
+
+    c = make_synthetic_corpus(n_documents=600, n_classes=10, random_state=0)
+    names = dict(zip(sorted({lab for d in c.documents for lab in d.labels}), THESIS_CLASSES))
+    docs = [dataclasses.replace(d, labels=frozenset(names[lab] for lab in d.labels)) for d in c.documents]
+    reuters_named = Corpus("reuters21578-modapte", docs)
+    spec = {"corpus": {"kind": "synthetic", "size": 600},
+            "classifiers": [{"name": "NB"}, {"name": "KDB"}], "n_features": 30}
+    r = run_manifest(ExperimentManifest.from_dict({**spec, "n_categories": 10}), corpus=reuters_named)
     assert set(r.paper) == {"NB (30)"} and r.paper["NB (30)"]["micro"] == 83.1
+    r2 = run_manifest(ExperimentManifest.from_dict({**spec, "n_categories": 2}), corpus=reuters_named)
+    assert r2.paper == {}
 
 
 def test_result_validation_names_the_field(result):
