@@ -335,6 +335,28 @@ def tree_dot(dot: str, left_to_right: bool) -> str:
 
 
 # --------------------------------------------------------------------------- trained models
+def reuters_available() -> bool:
+    """Whether Reuters-21578 can be read without a download ($HBNLAB_REUTERS_DIR or the cache)."""
+    from hbnlab.corpus import CorpusError
+
+    try:
+        return (CS.resolve_reuters_dir(None, download=False) / "reut2-000.sgm").is_file()
+    except (CorpusError, OSError):
+        return False
+
+
+def preset_changes(name: str, cfg: ExperimentConfig) -> dict:
+    """The config changes of preset ``name`` (:data:`hbnlab.pipeline.config.PRESETS`) for the current
+    config: its corpus when that is available, else the current corpus."""
+    from hbnlab.pipeline.config import PRESETS
+
+    preset = PRESETS[name]
+    changes = dict(preset.changes)
+    if preset.corpus == "reuters" and cfg.corpus != "reuters" and reuters_available():
+        changes.update(corpus="reuters", reuters_dir="")
+    return changes
+
+
 def finished_train_jobs() -> list:
     return [r for r in list_jobs("train") if r.state == "done" and r.result]
 

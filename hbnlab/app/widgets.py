@@ -76,6 +76,26 @@ def readable_errors(stop: bool = True):
             st.stop()
 
 
+@contextmanager
+def progress_task(text: str):
+    """A progress bar for the block, with the block's reader and settings errors shown as
+    messages (as :func:`readable_errors`); yields ``report(fraction, message)``.  The bar is
+    removed before the message is shown and the page stops, so no stale bar stays behind."""
+    from hbnlab.corpus import CorpusError
+
+    bar = st.progress(0.0, text=text)
+    failed = None
+    try:
+        yield lambda f, m: bar.progress(min(1.0, max(0.0, float(f))), text=m)
+    except (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError) as exc:
+        failed = exc
+    finally:
+        bar.empty()
+    if failed is not None:
+        show_error(failed)
+        st.stop()
+
+
 def load_corpus(cfg: ExperimentConfig):
     """The corpus of ``cfg`` or a readable error and a stopped page."""
     with readable_errors():

@@ -330,6 +330,38 @@ class ExperimentConfig:
             return cls(), problems
 
 
-__all__ = ["ExperimentConfig", "clustering_of", "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
+@dataclass(frozen=True)
+class Preset:
+    """A ready-made run of the Training page: ``changes`` applied to the current config, on
+    ``corpus`` when it is available (else on the current corpus)."""
+
+    title: str
+    description: str
+    changes: dict
+    corpus: str = "reuters"
+
+
+_THESIS_TREES = {f"{p}_{c}": v for c, (B, alpha) in TABLE_4_1.items() for p, v in (("B", B), ("alpha", alpha))}
+
+#: The Training page's presets, by name.
+PRESETS = {
+    "demo": Preset(
+        "Quick demo",
+        "Reuters-21578 when it is available (else the current corpus): the 3 most frequent classes, "
+        "HBN-OR and NB on 30 information-gain terms, 16 EM restarts.",
+        {"categories": (), "n_categories": 3, "classifiers": ("HBN-OR", "NB"), "n_features": 30, "selection": "ig",
+         "scope": "local", "n_restarts": 16, **_THESIS_TREES}),
+    "thesis": Preset(
+        "The thesis's Table 4.10 run",
+        "Reuters-21578 when it is available: the 10 most frequent classes, NB, SVM, HBN-AVG, HBN-OR and "
+        "HBN-DEP on 30 information-gain terms, Table 4.1's B and alpha, 64 EM restarts.",
+        {"categories": (), "n_categories": 10, "classifiers": ("NB", "SVM", "HBN-AVG", "HBN-OR", "HBN-DEP"),
+         "n_features": 30, "selection": "ig", "scope": "local", "stopwords": "thesis", "stemming": "none",
+         "min_df": 2, "n_restarts": 64, **_THESIS_TREES}),
+}
+
+
+__all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
+            "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX"]

@@ -69,3 +69,27 @@ def test_score_format_shows_large_scores_in_full():
     assert score_format(np.array([0.0123, 0.2])) % 0.0123 == "0.01230"
     assert score_format(np.array([12.5])) % 12.5 == "12.500"
     assert score_format(np.array([])) % 1.0 == "1.0000"
+
+
+def test_quick_demo_preset_trains_three_classes_on_the_current_corpus_without_reuters(app, monkeypatch):
+    """Without Reuters at hand the demo preset runs on the current corpus: 3 classes, HBN-OR and NB,
+    16 restarts, evaluated on the test set; the Evaluation page then shows that job."""
+    from app_testutil import frame_with
+
+    monkeypatch.delenv("HBNLAB_REUTERS_DIR", raising=False)
+    app.run()
+    app.button(key="start_synthetic").click().run()
+    app.switch_page("pages/training.py").run()
+    no_exceptions(app)
+    app.button(key="t_preset_demo").click().run()
+    no_exceptions(app)
+    assert any("Quick demo" in s.value for s in app.success)
+    (rec,) = wait_for_jobs(240)
+    assert rec.state == "done", rec.error
+    cfg = rec.spec.params["config"]
+    assert cfg["corpus"] == "synthetic" and cfg["n_restarts"] == 16 and cfg["classifiers"] == ["HBN-OR", "NB"]
+    assert len(rec.spec.params["classes"]) == 3 and rec.spec.params["stage"] == "test"
+    app.switch_page("pages/evaluation.py").run()
+    no_exceptions(app)
+    table = frame_with(app, "class", index=True)
+    assert list(table.columns) == ["HBN-OR", "NB"] and len(table) == 3 + 2

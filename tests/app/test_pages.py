@@ -242,3 +242,14 @@ def test_cancel_from_the_job_table_takes_effect_within_a_second(app):
     no_exceptions(app)
     assert frame_with(app, "state", "attempt")["state"].tolist() == ["cancelled"]
     assert not app.button(key="train_jobs_retry").disabled
+
+
+def test_wrong_reuters_path_leaves_no_stale_progress_and_keeps_the_buttons(app, tmp_path):
+    _start(app)
+    app.radio(key="corpus_source").set_value("reuters").run()
+    app.text_input(key="reuters_dir").input(str(tmp_path / "nowhere")).run()
+    app.button(key="load_reuters").click().run()
+    no_exceptions(app)
+    assert app.error, "the wrong path is reported"
+    assert not app.get("progress"), "no progress bar is left behind"
+    assert app.button(key="fetch_reuters").label == "Download into the cache"
