@@ -27,6 +27,8 @@ PAGES = [
      "Results"),
     ("pages/explain.py", "Explain", ":material/lightbulb:", "why did the model say trade for this document?",
      "Results"),
+    ("pages/compare.py", "Compare", ":material/compare_arrows:",
+     "jobs side by side, with how sure each difference is", "Results"),
     ("pages/export.py", "Export", ":material/download:", "models, tables and reports", "Results"),
 ]
 

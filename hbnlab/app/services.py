@@ -422,6 +422,48 @@ def train_outputs(job_id: int) -> views.TrainOutputs:
     return _train_outputs(int(job_id), _outputs_key(job_id))
 
 
+def comparable_systems() -> dict:
+    """Every classifier of every finished training job, by its display key (``"#3 · HBN-OR"``)."""
+    from hbnlab.app.views.compare import system_key
+
+    return {system_key(r.id, c): (r.id, c) for r in finished_train_jobs() for c in r.result.get("classifiers", [])}
+
+
+def compare_verdict(boot: pd.DataFrame, a: str, b: str) -> str:
+    """The micro / macro difference of a paired comparison in words."""
+    from hbnlab.app.views.compare import verdict
+
+    return verdict(boot, a, b)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _compare_table(systems: tuple, keys: tuple) -> pd.DataFrame:
+    from hbnlab.app.views import compare
+
+    return compare.side_by_side({j: train_outputs(j) for j, _ in systems}, list(systems))
+
+
+def compare_table(systems) -> pd.DataFrame:
+    """Breakeven per class of ``systems`` (``[(job_id, classifier), ...]``) side by side, with the
+    differences to the first (:func:`hbnlab.app.views.compare.side_by_side`)."""
+    systems = tuple((int(j), str(c)) for j, c in systems)
+    return _compare_table(systems, tuple(_outputs_key(j) for j, _ in systems))
+
+
+@st.cache_data(show_spinner="Resampling the documents ...", max_entries=16)
+def _paired(a: tuple, b: tuple, keys: tuple, n_boot: int, threshold: float):
+    from hbnlab.app.views import compare
+
+    return compare.paired({j: train_outputs(j) for j in (a[0], b[0])}, a, b, n_boot=n_boot, threshold=threshold)
+
+
+def paired_comparison(a, b, *, n_boot: int = 1000, threshold: float = 0.5):
+    """``(bootstrap, mcnemar)`` of system ``b`` against ``a`` (:func:`hbnlab.app.views.compare.paired`),
+    seeded, cached."""
+    a, b = (int(a[0]), str(a[1])), (int(b[0]), str(b[1]))
+    return _paired(a, b, (_outputs_key(a[0]), _outputs_key(b[0])), int(n_boot), float(threshold))
+
+
 def unit_model(digest: str):
     """``(estimator, metadata)`` of a stored model (the app's own artifact)."""
     return _model(digest)

@@ -93,3 +93,30 @@ def test_quick_demo_preset_trains_three_classes_on_the_current_corpus_without_re
     no_exceptions(app)
     table = frame_with(app, "class", index=True)
     assert list(table.columns) == ["HBN-OR", "NB"] and len(table) == 3 + 2
+
+
+def test_compare_page_two_systems_with_intervals(app):
+    """Two classifiers of one job side by side; the paired bootstrap table and the verdict."""
+    from app_testutil import frame_with
+
+    from hbnlab.pipeline.config import ExperimentConfig
+
+    app.run()
+    app.switch_page("pages/compare.py").run()
+    no_exceptions(app)
+    assert any("at least two trained classifiers" in i.value for i in app.info)
+    base = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=2)
+    job = _train(base, ["alpha", "bravo"], ["NB", "HBN-OR"])
+    app.session_state["hbnlab.config"] = base
+    app.run()
+    no_exceptions(app)
+    assert app.multiselect(key="c_systems").value == [f"#{job} · NB", f"#{job} · HBN-OR"]
+    table = frame_with(app, f"#{job} · HBN-OR − #{job} · NB")
+    assert list(table.index) == ["alpha", "bravo", "micro", "macro"]
+    diff = table[f"#{job} · HBN-OR − #{job} · NB"]
+    assert (diff == table[f"#{job} · HBN-OR"] - table[f"#{job} · NB"]).all()
+    app.select_slider(key="c_boot").set_value(200).run()
+    no_exceptions(app)
+    boot = frame_with(app, "difference", "95% low", "95% high", "p", index=False)
+    assert len(boot) == 4 and (boot["95% low"] <= boot["difference"] + 1e-9).all()
+    assert any("micro breakeven" in i.value and "points against" in i.value for i in app.info)

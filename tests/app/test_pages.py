@@ -7,7 +7,7 @@ import time
 import pytest
 from app_testutil import frame_with, no_exceptions, wait_for_jobs
 
-PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "export"]
+PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "compare", "export"]
 
 
 def _texts(at, kind):
@@ -32,7 +32,7 @@ def test_home_page(app):
     app.run()
     no_exceptions(app)
     assert any("hierarchical Bayesian network" in m for m in _texts(app, "markdown"))
-    assert len(app.get("page_link")) == 8
+    assert len(app.get("page_link")) == 9
     assert app.button(key="start_synthetic").label == "Start with the synthetic corpus"
 
 

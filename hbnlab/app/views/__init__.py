@@ -14,6 +14,8 @@ One module per page:
 * :mod:`~hbnlab.app.views.explain` -- :func:`explain_document`: highlighted text, the tree
   coloured by P(node = 1 | document), each subtree's contribution to the log-odds, the terms
   pushing the score up and down;
+* :mod:`~hbnlab.app.views.compare` -- finished jobs side by side with paired bootstrap intervals
+  and McNemar's test of their differences;
 * :mod:`~hbnlab.app.views.jobs` -- the job table, progress lines, the tuning grid;
 * :mod:`~hbnlab.app.views.export` -- CSV files, the Markdown report and the data of the HTML
   report.

@@ -45,7 +45,7 @@ def experiment_result(out: TrainOutputs, traces: dict | None = None, trees: dict
             tr.setdefault(c, {})[k] = trees[key]
     for c in out.classifiers:
         specs[c] = {"name": c, "n_features": out.n_features}
-        row = pv.table_4_10_row(c, out.n_features)
+        row = pv.table_4_10_row(c, out.n_features) if out.compare_with_thesis() else None
         if row is not None:
             paper[c] = {**row, "source": "Karčiauskas (2002), Table 4.10"}
     corpus = {"name": out.corpus_name, "synthetic": out.synthetic, "fingerprint": out.result.get("fingerprint", "")}
