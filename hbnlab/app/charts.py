@@ -114,15 +114,35 @@ def em_traces(traces: Mapping[str, Sequence[Sequence[float]]], *, title: str = "
 
 def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | None = None,
                    title: str = "Validation micro breakeven (%)") -> go.Figure:
-    """Heatmap of a B x alpha grid (one ``n_features``); the best cell outlined."""
+    """Heatmap of a B x alpha grid (one ``n_features``); the best cell outlined in red.  With the
+    columns ``vs_best_low`` / ``vs_best_high`` / ``tied_with_best`` (a tune job's paired bootstrap
+    against the best cell), the hover text gives each cell's interval and the cells whose interval
+    holds 0 are outlined in white: their difference to the best is within resampling noise."""
     pivot = cells.pivot_table(index="B", columns="alpha", values=value, aggfunc="max").sort_index()
     alphas = [f"{a:g}" for a in pivot.columns]
     fig = _fig(title, xaxis_title="alpha", yaxis_title="B", height=380)
+    hover = None
+    if {"vs_best_low", "vs_best_high"} <= set(cells.columns):
+        lo = cells.pivot_table(index="B", columns="alpha", values="vs_best_low", aggfunc="max").reindex_like(pivot)
+        hi = cells.pivot_table(index="B", columns="alpha", values="vs_best_high", aggfunc="max").reindex_like(pivot)
+        hover = np.vectorize(lambda v, a, b: "" if np.isnan(v) else
+                             f"{v:.2f}%<br>minus the best cell: {a:+.2f} to {b:+.2f} (95% paired bootstrap)")(
+            pivot.values, lo.values, hi.values)
     fig.add_trace(go.Heatmap(z=pivot.values, x=alphas, y=[str(b) for b in pivot.index], colorscale="Viridis",
                              text=np.vectorize(lambda v: "" if np.isnan(v) else f"{v:.1f}")(pivot.values),
-                             texttemplate="%{text}", colorbar=dict(title="%")))
+                             texttemplate="%{text}", colorbar=dict(title="%"),
+                             customdata=hover, hovertemplate="B=%{y}, alpha=%{x}<br>%{customdata}<extra></extra>"
+                             if hover is not None else None))
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category")
+    if "tied_with_best" in cells.columns:
+        tied = cells[cells["tied_with_best"].astype(bool)]
+        if best is not None:
+            tied = tied[~((tied["B"] == best[0]) & np.isclose(tied["alpha"], best[1]))]
+        if len(tied):
+            fig.add_trace(go.Scatter(x=[f"{a:g}" for a in tied["alpha"]], y=[str(b) for b in tied["B"]],
+                                     mode="markers", name="within noise of the best",
+                                     marker=dict(symbol="square-open", size=30, color="white", line=dict(width=2))))
     if best is not None:
         B, a = best
         fig.add_trace(go.Scatter(x=[f"{a:g}"], y=[str(B)], mode="markers", name="best",

@@ -19,7 +19,7 @@ from scipy.stats import binomtest
 
 from hbnlab.evaluation.measures import _check_matrices, per_class_breakeven
 
-__all__ = ["paired_bootstrap", "mcnemar"]
+__all__ = ["paired_bootstrap", "mcnemar", "bootstrap_micro"]
 
 
 def _summaries(Y: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -92,6 +92,26 @@ def paired_bootstrap(Y, S_a, S_b, *, categories=None, n_boot: int = 1000, confid
     return pd.DataFrame({"A": 100 * a0, "B": 100 * b0, "B - A": 100 * observed, "low": 100 * low,
                          "high": 100 * high, "p": p, "resamples": used.astype(int)},
                         index=pd.Index(names + ["micro", "macro"], name="class"))
+
+
+def bootstrap_micro(Y, systems, *, n_boot: int = 200, random_state=0) -> np.ndarray:
+    """Micro breakeven (%) of every system on the same ``n_boot`` resamples of the documents.
+
+    ``systems`` is a list of score matrices aligned with ``Y``.  Returns an array of shape
+    ``(n_boot, len(systems))``: column differences are paired bootstrap differences, e.g. of
+    every cell of a tuning grid against the best cell.
+    """
+    Y, _ = _check_matrices(Y, systems[0])
+    mats = [_check_matrices(Y, S)[1] for S in systems]
+    rng = np.random.default_rng(random_state)
+    n = Y.shape[0]
+    out = np.empty((int(n_boot), len(mats)))
+    m = Y.shape[1]
+    for r in range(int(n_boot)):
+        idx = rng.integers(0, n, size=n)
+        Yr = Y[idx]
+        out[r] = [100 * _summaries(Yr, S[idx])[m] for S in mats]
+    return out
 
 
 def mcnemar(Y, S_a, S_b, *, threshold: float = 0.5, categories=None) -> pd.DataFrame:

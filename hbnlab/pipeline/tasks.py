@@ -37,7 +37,7 @@ import numpy as np
 
 from hbnlab._validation import Cancelled
 from hbnlab.clustering import construct_tree
-from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
+from hbnlab.evaluation import bootstrap_micro, breakeven_point, macro_breakeven, micro_breakeven
 from hbnlab.export.atomic import write_bytes_atomic, write_text_atomic
 from hbnlab.export.model_io import load_model as read_model_file
 from hbnlab.export.model_io import model_to_bytes
@@ -324,6 +324,10 @@ def train_task(params: dict, ctx) -> dict:
             "config": config}
 
 
+#: Resamples of the validation documents behind each tuning cell's interval against the best cell.
+TUNE_BOOTSTRAP = 200
+
+
 @register_task("tune")
 def tune_task(params: dict, ctx) -> dict:
     """Validation breakeven over a B x alpha (x n_features) grid for one HBN/HNB learner.
@@ -335,8 +339,11 @@ def tune_task(params: dict, ctx) -> dict:
     Parameters (``params``): ``config``, ``classifier`` (an HBN/HNB row), ``B_values``,
     ``alpha_values``, optional ``n_features_values`` (default: the config's), ``classes``.
 
-    Returns ``{"cells": [{"B", "alpha", "n_features", "micro", "macro", "per_class"}], "best": cell, ...}``
-    (breakevens in percent).
+    Returns ``{"cells": [{"B", "alpha", "n_features", "micro", "macro", "per_class", "vs_best_low",
+    "vs_best_high", "tied_with_best"}], "best": cell, ...}`` (breakevens in percent).  ``vs_best_*``
+    is the 95% paired-bootstrap interval of the cell's micro breakeven minus the best cell's
+    (:data:`TUNE_BOOTSTRAP` resamples of the validation documents, seeded by the config's
+    ``random_state``); ``tied_with_best`` when it holds 0.
     """
     _check_params(params, ("config", "classifier", "B_values", "alpha_values"))
     config = dict(params["config"])
@@ -357,7 +364,7 @@ def tune_task(params: dict, ctx) -> dict:
     js = [data.category_index(c) for c in classes]
     grid = [(nf, B, a) for nf in nfs for B in Bs for a in alphas]
     prog = _Progress(ctx, len(grid) * len(classes))
-    cells = []
+    cells, cell_scores = [], []
     for g, (nf, B, a) in enumerate(grid):
         cell_cfg = cfg.replace(**{f"B_{clustering}": B, f"alpha_{clustering}": a, "n_features": nf})
         S = np.zeros((Y_val.shape[0], len(classes)))
@@ -377,8 +384,16 @@ def tune_task(params: dict, ctx) -> dict:
         cell = {"B": B, "alpha": a, "n_features": nf, "micro": round(100 * micro_breakeven(Y, S), 2),
                 "macro": round(100 * macro_breakeven(Y, S), 2), "per_class": per_class}
         cells.append(cell)
+        cell_scores.append(S)
         ctx.log(f"{name} B={B} alpha={a:g} features={nf}: validation micro {cell['micro']:.2f}")
     best = max(cells, key=lambda c: (c["micro"], -c["B"], -c["alpha"]))
+    prog.emit(0.99, message="resampling the validation documents")
+    boot = bootstrap_micro(Y_val[:, js], cell_scores, n_boot=TUNE_BOOTSTRAP, random_state=cfg.random_state)
+    diff = boot - boot[:, [cells.index(best)]]
+    for cell, d in zip(cells, diff.T):
+        low, high = np.quantile(d, [0.025, 0.975])
+        cell.update(vs_best_low=round(float(low), 2), vs_best_high=round(float(high), 2),
+                    tied_with_best=bool(low <= 0 <= high))
     prog.emit(1.0, message="done")
     return {"cells": cells, "best": best, "classifier": name, "classes": classes, "config": config,
             "corpus": data.corpus_name, "synthetic": data.synthetic}

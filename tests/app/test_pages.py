@@ -206,6 +206,13 @@ def test_tuning_grid_heatmap_and_train_the_best_cell(app):
     assert any(f"Best cell: B = {best['B']}, alpha = {best['alpha']:g}" in s for s in _texts(app, "success"))
     heat = [c for c in app.get("plotly_chart") if "heatmap" in c.proto.spec]
     assert len(heat) == 1
+    # every cell carries its paired-bootstrap interval against the best cell; the best's is [0, 0]
+    cells = rec.result["cells"]
+    assert all(c["vs_best_low"] <= c["vs_best_high"] for c in cells)
+    top = next(c for c in cells if (c["B"], c["alpha"]) == (best["B"], best["alpha"]))
+    assert top["vs_best_low"] == top["vs_best_high"] == 0 and top["tied_with_best"]
+    assert "minus the best cell" in heat[0].proto.spec
+    assert any("within resampling noise of the best" in c.value for c in app.caption)
     app.button(key="u_train_best").click().run()
     no_exceptions(app)
     recs = wait_for_jobs(180)

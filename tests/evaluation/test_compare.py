@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hbnlab.evaluation import macro_breakeven, mcnemar, micro_breakeven, paired_bootstrap
+from hbnlab.evaluation import bootstrap_micro, macro_breakeven, mcnemar, micro_breakeven, paired_bootstrap
 
 
 def _data(n=400, m=3, seed=0):
@@ -64,3 +64,14 @@ def test_mcnemar_hand_computed():
     # two-sided exact binomial: P(X <= 1) + P(X >= 6) for X ~ Bin(7, 1/2) = 2 * (1 + 7) / 128
     assert t.loc["c", "p"] == pytest.approx(2 * 8 / 128)
     assert mcnemar(y[:, None], a[:, None], a[:, None])["p"].iloc[0] == 1.0
+
+
+def test_bootstrap_micro_shares_resamples_and_matches_paired_bootstrap():
+    Y, S, rng = _data(n=200)
+    S2 = Y + rng.normal(0, 0.3, size=Y.shape)
+    boot = bootstrap_micro(Y, [S, S2, S], n_boot=40, random_state=3)
+    assert boot.shape == (40, 3)
+    np.testing.assert_array_equal(boot[:, 0], boot[:, 2])          # the same resamples for every system
+    t = paired_bootstrap(Y, S, S2, n_boot=40, random_state=3)
+    d = boot[:, 1] - boot[:, 0]
+    assert t.loc["micro", "low"] == pytest.approx(np.quantile(d, 0.025))
