@@ -35,20 +35,33 @@ def corpus_description(cfg: ExperimentConfig) -> str:
 
 
 def sidebar_status(cfg: ExperimentConfig) -> None:
-    with st.sidebar:
-        st.markdown("**Current experiment**")
-        if cfg.corpus == "synthetic":
-            st.warning(f"Corpus: {corpus_description(cfg)}", icon=":material/science:")
-        else:
-            st.info(f"Corpus: {corpus_description(cfg)}")
-        st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
-        try:
-            counts = services.job_counts()
-        except Exception:  # noqa: BLE001 - the sidebar must never break a page
-            counts = {}
-        running, queued = counts.get("running", 0), counts.get("queued", 0)
-        if running or queued:
-            st.caption(f"Background jobs: {running} running, {queued} queued")
+    """The sidebar's "Current experiment" box.  It is drawn into a placeholder that
+    :func:`hbnlab.app.state.set_config` redraws in the same run, so a form that changes the config
+    is reflected at once, not one run later."""
+    slot = st.sidebar.empty()
+
+    def draw(current: ExperimentConfig) -> None:
+        with slot.container():
+            _sidebar_body(current)
+
+    draw(cfg)
+    state.on_config_change(draw)
+
+
+def _sidebar_body(cfg: ExperimentConfig) -> None:
+    st.markdown("**Current experiment**")
+    if cfg.corpus == "synthetic":
+        st.warning(f"Corpus: {corpus_description(cfg)}", icon=":material/science:")
+    else:
+        st.info(f"Corpus: {corpus_description(cfg)}")
+    st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
+    try:
+        counts = services.job_counts()
+    except Exception:  # noqa: BLE001 - the sidebar must never break a page
+        counts = {}
+    running, queued = counts.get("running", 0), counts.get("queued", 0)
+    if running or queued:
+        st.caption(f"Background jobs: {running} running, {queued} queued")
 
 
 def synthetic_notice(synthetic: bool) -> None:

@@ -260,3 +260,14 @@ def test_wrong_reuters_path_leaves_no_stale_progress_and_keeps_the_buttons(app, 
     assert app.error, "the wrong path is reported"
     assert not app.get("progress"), "no progress bar is left behind"
     assert app.button(key="fetch_reuters").label == "Download into the cache"
+
+
+def test_sidebar_follows_a_form_submit_in_the_same_run(app):
+    _start(app)
+    app.switch_page("pages/features.py").run()
+    app.slider(key="f_n_features").set_value(12)
+    app.button(key="FormSubmitter:features_form-Apply").click().run()
+    no_exceptions(app)
+    side = [c.value for c in app.sidebar.caption]
+    assert any(s.startswith("12 terms per class") for s in side), side
+    assert not any(s.startswith("30 terms per class") for s in side), side
