@@ -1,4 +1,9 @@
-"""Reusable Streamlit pieces: the page frame, the corpus badge, pickers and the live job table."""
+"""Reusable Streamlit pieces: the page frame, the corpus badge, pickers and the live job table.
+
+Corpus data (ids, titles, class names, terms, file names) and messages that quote it reach
+Markdown elements only through :func:`md_escape` (:mod:`hbnlab.export.escape`), which pages use
+as ``widgets.md_escape``.
+"""
 from __future__ import annotations
 
 import time
@@ -7,6 +12,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from hbnlab.app import services, state, views
+from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
 
 ACTIVE = ("queued", "running")
@@ -20,7 +26,7 @@ def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
     if intro:
         st.caption(intro)
     for msg in state.config_warnings():
-        st.warning(msg)
+        st.warning(md_escape(msg))
     flash = state.pop_flash()
     if flash:
         kind, msg = flash
@@ -34,7 +40,7 @@ def corpus_description(cfg: ExperimentConfig) -> str:
         return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents) — {views.SYNTHETIC_BADGE}"
     if cfg.corpus == "reuters":
         return "Reuters-21578 ModApte"
-    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+    return f"upload: {md_escape(cfg.upload_path.rsplit('/', 1)[-1])}"
 
 
 def sidebar_status(cfg: ExperimentConfig) -> None:
@@ -63,7 +69,7 @@ def synthetic_notice(synthetic: bool) -> None:
 
 def show_error(exc: BaseException) -> None:
     """A reader or settings error as a readable message (never a traceback)."""
-    st.error(str(exc) or type(exc).__name__, icon=":material/error:")
+    st.error(md_escape(str(exc) or type(exc).__name__), icon=":material/error:")
 
 
 @contextmanager
@@ -129,12 +135,12 @@ def validation_picker(cfg: ExperimentConfig, *, key: str) -> ExperimentConfig:
 def validation_notice(data) -> set:
     """A caption on the validation split and a warning naming the classes it cannot score;
     returns those classes."""
-    st.caption(f"Validation: {data.validation_description()}.")
+    st.caption(f"Validation: {md_escape(data.validation_description())}.")
     bad = data.untunable()
     if bad:
         st.warning(f"{len(bad)} class{'' if len(bad) == 1 else 'es'} cannot be tuned on this split and "
                    f"{'is' if len(bad) == 1 else 'are'} left out: "
-                   + "; ".join(f"{c} ({why})" for c, why in bad.items()))
+                   + "; ".join(f"{md_escape(c)} ({md_escape(why)})" for c, why in bad.items()))
     return set(bad)
 
 
@@ -185,7 +191,7 @@ def _job_actions(records, key: str) -> None:
     with st.expander(f"Log of job #{jid}"):
         lines = services.job_logs(jid)
         if rec.error:
-            st.error(rec.error.strip().splitlines()[-1])
+            st.error(md_escape(rec.error.strip().splitlines()[-1]))
         st.code("\n".join(lines[-200:]) or "(no log lines yet)", language=None)
 
 
