@@ -89,6 +89,23 @@ def test_every_page_shows_hostile_corpus_data_as_text(app):
     app.switch_page("pages/export.py").run()
     md = next(e.value for e in app.markdown if "hbnlab workbench report" in e.value)
     assert IMAGE_CLASS not in md and "\\!\\[b\\]" in md
+    _assert_csv_downloads_neutralised(rec.id)
+
+
+def _assert_csv_downloads_neutralised(job_id):
+    import csv
+    import io
+
+    from hbnlab.app import services
+
+    tables = services.export_tables(job_id)
+    scores = list(csv.DictReader(io.StringIO(tables["test_scores.csv"].decode("utf-8"))))
+    ids = [r["doc_id"] for r in scores]
+    formulas = [i for i in ids if i.startswith("'=")]
+    assert formulas and not any(i.startswith(("=", "+", "-", "@")) for i in ids), ids
+    for name, data in tables.items():
+        for row in csv.reader(io.StringIO(data.decode("utf-8"))):
+            assert not any(c.startswith(("=", "+", "@")) for c in row), (name, row)
 
 
 def test_a_hostile_file_name_and_url_warning_are_text(app):
