@@ -1,6 +1,7 @@
 """Hostile corpus data in a real browser: ids, titles and classes that are Markdown images and
-HTML ``<img>`` tags pointing at a local HTTP server.  The Corpus page shows them as text and the
-browser never fetches their URLs (the server on 127.0.0.1 records every request it gets)."""
+HTML ``<img>`` tags pointing at a local HTTP server.  The Corpus page shows them as text and,
+there and on the Features and Structure pages, the browser never fetches their URLs (the server on
+127.0.0.1 records every request it gets)."""
 from __future__ import annotations
 
 import hashlib
@@ -80,8 +81,14 @@ def test_hostile_corpus_data_is_never_fetched(server, bait):
         _idle(page)
         _nav(page, "Corpus")
         _rendered(page, plots=3, frames=2)
+        assert page.locator('[data-testid="stException"]').count() == 0, page.inner_text("body")[-2000:]
         text = page.inner_text("body")
         _shot(page, "hostile_corpus")
+        for title, plots in (("Features", 1), ("Structure", 0)):  # class pickers, term charts, the tree
+            _nav(page, title)
+            _rendered(page, plots=plots)
+            _shot(page, f"hostile_{title.lower()}")
+            assert page.locator('[data-testid="stException"]').count() == 0, page.inner_text("body")[-2000:]
         browser.close()
     assert "Upload a file" in text and "outside the directories" not in text, text[:2000]
     assert seen_by_browser == [] and requests == [], (seen_by_browser, requests)
