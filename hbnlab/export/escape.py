@@ -21,7 +21,8 @@ import re
 import numpy as np
 import pandas as pd
 
-__all__ = ["md_escape", "md_table_cell", "plotly_text", "csv_cell", "csv_safe_frame", "FORMULA_PREFIXES"]
+__all__ = ["md_escape", "md_table_cell", "plotly_text", "csv_cell", "csv_safe_frame", "FORMULA_PREFIXES",
+           "WORD_JOINER"]
 
 #: ASCII punctuation that Markdown (CommonMark, GitHub tables and autolinks, Streamlit's
 #: ``:color[...]`` directives and ``$`` math) may read as syntax anywhere in a line; CommonMark
@@ -30,6 +31,11 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~$:&.])")
 #: Characters that are syntax only at the start of a line (list items, setext underlines).
 _MD_LEADING = re.compile(r"^([-+=])")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
+#: GitHub-flavoured autolinks (``http://...``, ``www.``, ``a@b.c``) are found in the text after
+#: escapes are resolved, so no backslash stops them; an invisible word joiner after the scheme,
+#: ``www`` or ``@`` breaks the pattern without changing what is seen.
+_AUTOLINK = re.compile(r"(?i)(?:https?|ftps?|mailto|xmpp|www)(?=\\[:.])|@")
+WORD_JOINER = "\u2060"
 #: First characters that make a spreadsheet read a cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -38,14 +44,18 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 def md_escape(text) -> str:
     """``text`` as literal Markdown: shown as written, never as a link, image, emphasis or tag.
 
+    Markdown characters are backslash-escaped, line breaks become spaces and a word joiner
+    (U+2060, invisible) follows URL schemes, ``www`` and ``@`` so that no autolink is made.
+
     Examples
     --------
     >>> md_escape("![b](http://127.0.0.1/x.png)")
-    '\\\\!\\\\[b\\\\]\\\\(http\\\\://127\\\\.0\\\\.0\\\\.1/x\\\\.png\\\\)'
+    '\\\\!\\\\[b\\\\]\\\\(http\\u2060\\\\://127\\\\.0\\\\.0\\\\.1/x\\\\.png\\\\)'
     >>> md_escape("a|b **c**")
     'a\\\\|b \\\\*\\\\*c\\\\*\\\\*'
     """
     text = _MD_SPECIAL.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(text)))
+    text = _AUTOLINK.sub(lambda m: m.group(0) + WORD_JOINER, text)
     return _MD_LEADING.sub(r"\\\1", text)
 
 

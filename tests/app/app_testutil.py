@@ -45,8 +45,8 @@ def frame_with(at, *columns, index=False):
 
 
 def shown(text: str) -> str:
-    """Markdown source as the reader sees it: backslash escapes removed."""
-    return _ESCAPE.sub(r"\1", text)
+    """Markdown source as the reader sees it: backslash escapes and word joiners removed."""
+    return _ESCAPE.sub(r"\1", text.replace("\u2060", ""))
 
 
 def texts(at, kind) -> list[str]:

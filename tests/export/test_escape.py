@@ -6,16 +6,17 @@ import pandas as pd
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hbnlab.export.escape import csv_cell, csv_safe_frame, md_escape, plotly_text
+from hbnlab.export.escape import WORD_JOINER, csv_cell, csv_safe_frame, md_escape, plotly_text
 
-HOSTILE = ["![b](http://127.0.0.1:8999/x.png)", "<img src=x onerror=alert(1)>", "=cmd|' /C calc'!A0", "**bold**",
+HOSTILE = ["![b](http://127.0.0.1:8999/x.png)", "a@b.com", "www.example.com http://x.y",
+            "<img src=x onerror=alert(1)>", "=cmd|' /C calc'!A0", "**bold**",
            "a|b", "[link](javascript:alert(1))", ":red[x]", "$x^2$", "- item", "# head", "`code`",
            "www.example.com", "1. first", "&lt;b&gt;"]
 _ESCAPE = re.compile(r"\\(.)")
 
 
 def _unescape(s: str) -> str:
-    return _ESCAPE.sub(r"\1", s)
+    return _ESCAPE.sub(r"\1", s.replace(WORD_JOINER, ""))
 
 
 def _unescaped_specials(s: str) -> list[str]:
@@ -32,7 +33,8 @@ def _unescaped_specials(s: str) -> list[str]:
 
 
 def test_md_escape_golden():
-    assert md_escape("![b](http://h/x.png)") == r"\!\[b\]\(http\://h/x\.png\)"
+    assert md_escape("![b](http://h/x.png)") == "\\!\\[b\\]\\(http\u2060\\://h/x\\.png\\)"
+    assert md_escape("www.a.com a@b.c") == "www\u2060\\.a\\.com a@\u2060b\\.c"
     assert md_escape("a|b") == r"a\|b"
     assert md_escape("**bold**") == r"\*\*bold\*\*"
     assert md_escape("- item") == r"\- item"
@@ -46,7 +48,10 @@ def test_md_escape_is_literal(text):
     escaped = md_escape(text)
     assert _unescaped_specials(escaped) == []
     assert not re.match(r"[-+=]", escaped)
-    assert _unescape(escaped) == re.sub(r"[\r\n\u2028\u2029]+", " ", text)
+    plain = escaped.replace("\\", "")
+    assert not re.search(r"(?i)(https?:|www\.)", plain)
+    assert all(plain[k + 1:k + 2] == WORD_JOINER for k, c in enumerate(plain) if c == "@")
+    assert _unescape(escaped) == re.sub(r"[\r\n\u2028\u2029]+", " ", text).replace(WORD_JOINER, "")
 
 
 def test_plotly_text():
