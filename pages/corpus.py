@@ -83,7 +83,8 @@ with right:
 
 st.subheader("Document browser")
 c1, c2 = st.columns([3, 1])
-query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, a word, a phrase")
+query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, or words (all must occur)",
+                      help="Every word must occur, in any order; put a phrase in double quotes to find it as written.")
 split = c2.selectbox("Split", ["all", "train", "test"], key="doc_split")
 found = services.search_documents(cfg, query, split)
 st.caption(f"{len(found)} document(s) shown")

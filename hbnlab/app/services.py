@@ -294,6 +294,11 @@ def _feature_table(key: str, label: str, n_features: int, scope: str) -> pd.Data
     return views.feature_table(_experiment(key), label, n_features, scope)
 
 
+def feature_score_format(scores) -> str:
+    """The printf format of the Features table's score column (:func:`views.features.score_format`)."""
+    return views.score_format(scores)
+
+
 def feature_table(cfg: ExperimentConfig, label: str) -> pd.DataFrame:
     """The selected terms of ``label`` with their scores and document frequencies."""
     return _feature_table(_experiment_key(cfg), label, cfg.n_features, cfg.scope)
@@ -332,6 +337,34 @@ def tree_dot(dot: str, left_to_right: bool) -> str:
 # --------------------------------------------------------------------------- trained models
 def finished_train_jobs() -> list:
     return [r for r in list_jobs("train") if r.state == "done" and r.result]
+
+
+def _job_config(rec) -> ExperimentConfig | None:
+    try:
+        return ExperimentConfig.from_dict(rec.spec.params["config"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def job_on_corpus(rec, cfg: ExperimentConfig) -> bool:
+    """Whether job ``rec`` read the same documents as ``cfg`` (its corpus spec is the same)."""
+    job_cfg = _job_config(rec)
+    return job_cfg is not None and job_cfg.corpus_spec() == cfg.corpus_spec()
+
+
+def config_corpus_label(cfg: ExperimentConfig) -> str:
+    """The corpus of ``cfg`` in words."""
+    if cfg.corpus == "synthetic":
+        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
+    if cfg.corpus == "reuters":
+        return "Reuters-21578 ModApte"
+    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+
+
+def job_corpus_label(rec) -> str:
+    """The corpus job ``rec`` was trained on, in words."""
+    job_cfg = _job_config(rec)
+    return "unknown corpus" if job_cfg is None else config_corpus_label(job_cfg)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

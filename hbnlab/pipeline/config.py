@@ -243,6 +243,26 @@ class ExperimentConfig:
         d["classifiers"] = list(self.classifiers)
         return d
 
+    def relevant_dict(self, classifiers=None) -> dict:
+        """:meth:`to_dict` without the fields that did not shape a run of ``classifiers``
+        (default: the config's): the other corpus sources' fields, the B / alpha of clusterings
+        no trained learner uses, the restarts when no tree learner is trained, and the pages'
+        display choices (``label``, ``algorithm``)."""
+        names = [str(c).upper() for c in (classifiers if classifiers is not None else self.classifiers)]
+        used = {c for c in CLUSTERINGS if any(n in STRUCTURE_ALGORITHMS and clustering_of(n) == c for n in names)}
+        other_sources = {"synthetic": "synthetic_", "reuters": "reuters_", "upload": "upload_"}
+        other_sources.pop(self.corpus, None)
+        drop = {"label", "algorithm"}
+        drop |= {f.name for f in fields(self) if f.name.startswith(tuple(other_sources.values()))}
+        drop |= {f"{p}_{c}" for c in CLUSTERINGS if c not in used for p in ("B", "alpha")}
+        if not used:
+            drop.add("n_restarts")
+        if not self.cv:
+            drop.add("cv")
+        d = self.to_dict()
+        d["classifiers"] = names
+        return {k: v for k, v in d.items() if k not in drop}
+
     @classmethod
     def from_dict(cls, d: dict) -> ExperimentConfig:
         """Inverse of :meth:`to_dict`; unknown keys raise ValueError naming them."""

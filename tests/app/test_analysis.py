@@ -276,3 +276,31 @@ def test_experiment_result_reproduces_our_tables():
     assert res.em_traces == {"HBN-OR": {"earn": traces["earn|HBN-OR"]}}
     html = build_report(res, include_plotlyjs=False, include_trees=False)
     assert 'id="table-breakeven"' in html and "job 1" in html
+
+
+def test_evidence_summary_separates_absent_terms():
+    import pandas as pd
+
+    from hbnlab.app.views.explain import evidence_summary
+
+    terms = pd.DataFrame({"term": ["tariff", "oil", "trade", "wheat"], "present": [True, True, False, False],
+                          "contribution": [1.5, -0.4, -2.0, 0.3]})
+    text = evidence_summary(terms)
+    assert "in the document pushing towards the class: tariff; away from it: oil." in text
+    assert "absent from the document whose absence pushes away from the class: trade; towards it: wheat." in text
+    only_present = evidence_summary(terms[terms["present"]])
+    assert "absent" not in only_present
+
+
+def test_search_finds_documents_with_every_word_in_any_order():
+    from hbnlab.app.views.corpus import query_terms, search_documents
+    from hbnlab.corpus import Corpus, Document
+
+    c = Corpus("t", [Document("d1", "Oil prices rose as OPEC cut output", frozenset({"crude"})),
+                     Document("d2", "prices of wheat fell", frozenset({"grain"})),
+                     Document("d3", "output rose; oil prices steady", frozenset({"crude"}))])
+    assert query_terms('oil "prices rose"  x') == ["oil", "prices rose", "x"]
+    assert search_documents(c, "prices oil")["id"].tolist() == ["d1", "d3"]
+    assert search_documents(c, '"rose oil"')["id"].tolist() == []
+    assert search_documents(c, '"prices rose" oil')["id"].tolist() == ["d1"]
+    assert search_documents(c, "d2")["id"].tolist() == ["d2"]
