@@ -101,3 +101,15 @@ def test_report_csv_and_markdown_tables_neutralise_corpus_names():
     assert all(line.count(" | ") == 1 for line in md.splitlines())  # "a|b" stays one cell
     cells = list(csv.DictReader(io.StringIO(cells_csv([{"stage": "test", "category": "@SUM(A1)", "B": -1}]))))
     assert cells[0]["category"] == "'@SUM(A1)" and cells[0]["B"] == "-1"
+
+
+def test_sweep_markdown_table_escapes_names():
+    from hbnlab.experiments.sweep import format_table_markdown
+
+    row = {"classifier": "NB", "n_features": 30, "micro": 80.0, "macro": 70.0, "micro_pooled": 79.0,
+           "configs": {"B=7 a|b": 2, "![x](http://h/x.png)": 1}}
+    md = format_table_markdown({"n_categories": 2, "corpus": "**c**", "rows": [row], "n_restarts": 1})
+    heading, _, head, _, body = md.splitlines()[:5]
+    assert "\\*\\*c\\*\\*" in heading and "**c**" not in heading
+    assert body.replace("\\|", "").count("|") == head.count("|")  # "a|b" stays in one cell
+    assert "![x](" not in body and "\\!\\[x\\]" in body

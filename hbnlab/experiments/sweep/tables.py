@@ -19,7 +19,7 @@ import numpy as np
 from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig
-from hbnlab.export.escape import csv_cell, md_table_cell
+from hbnlab.export.escape import csv_cell, md_escape, md_table_cell
 
 __all__ = ["SweepResult", "sweep_table", "format_table_markdown", "cells_csv"]
 
@@ -217,7 +217,7 @@ def format_table_markdown(table: Mapping) -> str:
 
     n = table["n_categories"]
     how = "Table 4.1's final B and alpha" if table.get("final_only") else f"tuned on validation ({table.get('choose')})"
-    lines = [f"### {n}-category breakeven ({table.get('corpus')}, test split, {how}, "
+    lines = [f"### {n}-category breakeven ({md_escape(table.get('corpus'))}, test split, {how}, "
              f"{table.get('n_restarts')} EM restarts)", "",
              "| classifier | features | micro BEP | macro BEP | pooled micro BEP | 10-class micro (thesis) "
              "| 10-class macro (thesis) | configurations |",
