@@ -12,6 +12,9 @@ HOSTILE = ("![b](http://127.0.0.1:8999/x.png)", "<img src=x onerror=alert(1)>", 
 #: The elements whose text Streamlit renders as Markdown (labels of metrics and expanders too).
 MARKDOWN_KINDS = ("markdown", "caption", "title", "header", "subheader", "warning", "info", "error", "success",
                   "toast", "exception")
+#: Elements with a Markdown label.
+LABELLED_KINDS = ("metric", "expandable", "button", "download_button", "selectbox", "multiselect", "radio",
+                  "checkbox", "toggle", "slider", "select_slider", "text_input", "number_input", "text_area")
 _ESCAPE = re.compile(r"\\(.)")
 
 
@@ -55,9 +58,10 @@ def texts(at, kind) -> list[str]:
 
 
 def markdown_sources(at) -> list[str]:
-    """Every Markdown source of the page: the Markdown elements, metric and expander labels."""
+    """Every Markdown source of the page: the Markdown elements and the labels of metrics,
+    expanders and widgets (Streamlit renders Markdown, images included, in labels)."""
     out = [str(e.value) for kind in MARKDOWN_KINDS for e in getattr(at, kind)]
-    out += [m.label for m in at.metric] + [e.label for e in at.get("expandable")]
+    out += [e.label for kind in LABELLED_KINDS for e in at.get(kind)]
     return out
 
 
