@@ -31,7 +31,7 @@ elif source == "reuters":
     if fetch:
         with widgets.progress_task("Downloading Reuters-21578 ...") as report:
             path = services.fetch_reuters(report)
-        st.success(f"Reuters-21578 is in {path} (checksums verified).")
+        st.success(f"Reuters-21578 is in {widgets.md_escape(path)} (checksums verified).")
         cfg = state.change_corpus(corpus="reuters", reuters_dir=str(path))
     if cfg.corpus != "reuters":
         st.info("Press **Load Reuters-21578** to use it.")
@@ -53,7 +53,7 @@ else:
         new = state.change_corpus(corpus="upload", upload_path=str(path),
                                   **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
         if new.corpus_spec() != cfg.corpus_spec():
-            state.flash(f"Read {uploaded.name}.")
+            state.flash(f"Read {widgets.md_escape(uploaded.name)}.")
         cfg = new
     if cfg.corpus != "upload":
         st.info("Upload a file to use it.")
@@ -64,7 +64,7 @@ if cfg.corpus_spec() != shown:
     st.rerun()  # the corpus changed in this run: redraw everything (sidebar included) for it
 ov = services.overview(cfg)
 widgets.synthetic_notice(ov["synthetic"])
-st.subheader(ov["label"])
+st.subheader(widgets.md_escape(ov["label"]))
 m = st.columns(4)
 m[0].metric("documents", ov["n_documents"])
 m[1].metric("training", ov["n_train"])
@@ -92,7 +92,8 @@ if len(found):
     doc_id = st.selectbox("Show document", found["id"].tolist(), key="doc_show")
     doc = services.document(cfg, doc_id)
     with st.container(border=True):
-        st.markdown(f"**{doc.id}** · {doc.split} · labels: {', '.join(sorted(doc.labels)) or '(none)'}")
+        labels = widgets.md_escape(", ".join(sorted(doc.labels)) or "(none)")
+        st.markdown(f"**{widgets.md_escape(doc.id)}** · {doc.split} · labels: {labels}")
         if ov["synthetic"]:
             st.caption("Synthetic document (pseudo-words from the planted model)")
         st.text(doc.full_text[:5000])

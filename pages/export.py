@@ -31,8 +31,9 @@ for col, (name, data) in zip(cols, tables.items()):
 st.subheader("Models")
 unit = widgets.unit_picker(out, key="p_unit")
 info = out.unit(unit)
-st.download_button(f"Download the model {unit.replace('|', ' · ')}", services.model_bytes(info["model"]),
-                   file_name=f"{prefix}-{unit.replace('|', '-')}.{services.MODEL_SUFFIX}",
+st.download_button(f"Download the model {widgets.md_escape(unit.replace('|', ' · '))}",
+                   services.model_bytes(info["model"]),
+                   file_name=f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}.{services.MODEL_SUFFIX}",
                    mime="application/octet-stream", key="p_model", icon=":material/download:", on_click="ignore")
 st.caption(services.MODEL_FORMAT_NOTE)
 st.download_button("Experiment settings (JSON)", json.dumps(out.result["config"], indent=2),

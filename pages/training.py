@@ -21,7 +21,8 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
                                            label=f"{preset.title}: {', '.join(cfg.classifiers)} on "
                                                  f"{', '.join(data.categories)}")
         state.remember(state.LAST_TRAIN_JOB, job_id)
-        state.flash(f"Submitted job #{job_id} ({preset.title}) on {services.config_corpus_label(cfg)}.")
+        where = widgets.md_escape(services.config_corpus_label(cfg))
+        state.flash(f"Submitted job #{job_id} ({preset.title}) on {where}.")
         st.rerun()
 
 with st.form("train_form"):

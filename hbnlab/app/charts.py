@@ -2,7 +2,9 @@
 
 Each function takes plain data (lists, arrays, data frames) and returns a ``plotly`` figure;
 none computes a measure -- the numbers come from :mod:`hbnlab.evaluation` via
-:mod:`hbnlab.app.views`.
+:mod:`hbnlab.app.views`.  Plotly renders a subset of HTML in titles, tick labels, legend names and
+hover text, so every text that may hold corpus data (class names, terms, titles) goes through
+:func:`hbnlab.export.escape.plotly_text` here.
 """
 from __future__ import annotations
 
@@ -12,13 +14,19 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from hbnlab.export.escape import plotly_text
+
 _LAYOUT = dict(margin=dict(l=40, r=20, t=50, b=40), template="plotly_white", height=360)
 
 
 def _fig(title: str, **layout) -> go.Figure:
     fig = go.Figure()
-    fig.update_layout(title=title, **{**_LAYOUT, **layout})
+    fig.update_layout(title=plotly_text(title), **{**_LAYOUT, **layout})
     return fig
+
+
+def _texts(values) -> list[str]:
+    return [plotly_text(v) for v in values]
 
 
 def length_histogram(lengths: Mapping[str, Sequence[int]], *, title: str = "Document length (tokens)",
@@ -26,7 +34,7 @@ def length_histogram(lengths: Mapping[str, Sequence[int]], *, title: str = "Docu
     """Overlaid histograms of document lengths, one trace per split."""
     fig = _fig(title, barmode="overlay", xaxis_title="tokens per document", yaxis_title="documents")
     for name, values in lengths.items():
-        fig.add_trace(go.Histogram(x=np.asarray(values), name=name, opacity=0.6, nbinsx=nbins))
+        fig.add_trace(go.Histogram(x=np.asarray(values), name=plotly_text(name), opacity=0.6, nbinsx=nbins))
     return fig
 
 
@@ -35,7 +43,7 @@ def documents_per_class(table: pd.DataFrame, *, title: str = "Documents per clas
     fig = _fig(title, barmode="group", xaxis_title="class", yaxis_title="documents")
     for split in ("train", "test"):
         if split in table:
-            fig.add_trace(go.Bar(x=table["class"], y=table[split], name=split))
+            fig.add_trace(go.Bar(x=_texts(table["class"]), y=table[split], name=split))
     return fig
 
 
@@ -50,7 +58,7 @@ def feature_scores(terms: Sequence[str], scores: Sequence[float], *, title: str,
     """Horizontal bars of the selected terms, best at the top."""
     n = len(terms)
     fig = _fig(title, xaxis_title=score_name, height=max(300, 18 * n + 100))
-    fig.add_trace(go.Bar(x=list(scores)[::-1], y=list(terms)[::-1], orientation="h", name=score_name))
+    fig.add_trace(go.Bar(x=list(scores)[::-1], y=_texts(terms)[::-1], orientation="h", name=plotly_text(score_name)))
     fig.update_yaxes(type="category")
     return fig
 
@@ -61,7 +69,7 @@ def breakeven_bars(table: pd.DataFrame, *, title: str = "Breakeven by class (%)"
     fig = _fig(title, barmode="group", yaxis_title="breakeven (%)", yaxis_range=[0, 100])
     for col in table.columns:
         pattern = dict(shape="/") if str(col).startswith("thesis") else None
-        fig.add_trace(go.Bar(x=[str(i) for i in table.index], y=table[col], name=str(col),
+        fig.add_trace(go.Bar(x=_texts(table.index), y=table[col], name=plotly_text(col),
                              marker_pattern=pattern))
     return fig
 
@@ -76,10 +84,10 @@ def pr_curves(curves: Mapping[str, tuple], *, title: str) -> go.Figure:
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
                              line=dict(dash="dot", color="#bbbbbb"), hoverinfo="skip"))
     for name, (precision, recall, b) in curves.items():
-        fig.add_trace(go.Scatter(x=np.asarray(recall), y=np.asarray(precision), mode="lines", name=name,
+        fig.add_trace(go.Scatter(x=np.asarray(recall), y=np.asarray(precision), mode="lines", name=plotly_text(name),
                                  line_shape="hv"))
         fig.add_trace(go.Scatter(x=[b], y=[b], mode="markers", marker=dict(size=11, symbol="x"),
-                                 name=f"{name} breakeven {100 * b:.1f}%"))
+                                 name=f"{plotly_text(name)} breakeven {100 * b:.1f}%"))
     return fig
 
 
@@ -99,7 +107,8 @@ def em_traces(traces: Mapping[str, Sequence[Sequence[float]]], *, title: str = "
     """One line per EM restart (x = iteration); ``traces[name]`` is a list of per-restart traces.
     The best final value of each unit is drawn thicker."""
     fig = _fig(title, xaxis_title="EM iteration", yaxis_title="log-likelihood", height=420)
-    for name, runs in traces.items():
+    for key, runs in traces.items():
+        name = plotly_text(key)
         runs = [np.asarray(r, dtype=float) for r in runs if len(r)][:max_restarts]
         if not runs:
             continue
@@ -159,7 +168,7 @@ def term_effects(table: pd.DataFrame, *, title: str) -> go.Figure:
     present = t["present"].to_numpy(bool) if "present" in t else np.ones(len(t), bool)
     names = [term if p else f"{term} (absent)" for term, p in zip(t["term"], present)]
     fig = _fig(title, xaxis_title="contribution to the class log-odds", height=max(300, 18 * len(t) + 100))
-    fig.add_trace(go.Bar(x=t["contribution"], y=names, orientation="h", marker_color=colors,
+    fig.add_trace(go.Bar(x=t["contribution"], y=_texts(names), orientation="h", marker_color=colors,
                          marker_pattern_shape=np.where(present, "", "/"), name="contribution"))
     fig.update_yaxes(type="category")
     return fig

@@ -206,6 +206,12 @@ def fetch_reuters(progress) -> Path:
     return Path(fetch_reuters21578(progress=progress))
 
 
+def safe_file_name(name: str, default: str = "file") -> str:
+    """``name`` as a file name of letters, digits, ``.``, ``_`` and ``-`` only (no directory, no
+    leading dot): for stored uploads and downloads named after corpus data."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(str(name)).name).strip("._") or default
+
+
 def store_upload(data: bytes, filename: str, options: dict | None = None) -> Path:
     """Check an upload with the safe readers, then keep it under the data home.
 
@@ -217,7 +223,7 @@ def store_upload(data: bytes, filename: str, options: dict | None = None) -> Pat
     from hbnlab.corpus import load_upload
     from hbnlab.export.atomic import write_bytes_atomic
 
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(filename).name).strip("._") or "upload"
+    safe = safe_file_name(filename, "upload")
     digest = hashlib.sha256(data).hexdigest()[:16]
     path = data_home() / "uploads" / digest / safe
     checked = (str(path), json.dumps(options or {}, sort_keys=True))

@@ -103,7 +103,8 @@ def config_warnings() -> list[str]:
 
 
 def flash(message: str, kind: str = "success") -> None:
-    """A message shown once at the top of the next page run (after ``st.switch_page``)."""
+    """A message shown once at the top of the next page run (after ``st.switch_page``); it is
+    Markdown, so corpus data in it must be escaped by the caller (``widgets.md_escape``)."""
     st.session_state[FLASH] = (kind, message)
 
 

@@ -1,4 +1,9 @@
-"""Reusable Streamlit pieces: the page frame, the corpus badge, pickers and the live job table."""
+"""Reusable Streamlit pieces: the page frame, the corpus badge, pickers and the live job table.
+
+Corpus data (ids, titles, class names, terms, file names) and messages that quote it reach
+Markdown elements only through :func:`md_escape` (:mod:`hbnlab.export.escape`), which pages use
+as ``widgets.md_escape``.
+"""
 from __future__ import annotations
 
 import time
@@ -7,6 +12,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from hbnlab.app import services, state, views
+from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
 
 ACTIVE = ("queued", "running")
@@ -20,7 +26,7 @@ def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
     if intro:
         st.caption(intro)
     for msg in state.config_warnings():
-        st.warning(msg)
+        st.warning(md_escape(msg))
     flash = state.pop_flash()
     if flash:
         kind, msg = flash
@@ -30,7 +36,7 @@ def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
 
 
 def corpus_description(cfg: ExperimentConfig) -> str:
-    label = services.config_corpus_label(cfg)
+    label = md_escape(services.config_corpus_label(cfg))
     return f"{label} — {views.SYNTHETIC_BADGE}" if cfg.corpus == "synthetic" else label
 
 
@@ -73,7 +79,7 @@ def synthetic_notice(synthetic: bool) -> None:
 
 def show_error(exc: BaseException) -> None:
     """A reader or settings error as a readable message (never a traceback)."""
-    st.error(str(exc) or type(exc).__name__, icon=":material/error:")
+    st.error(md_escape(str(exc) or type(exc).__name__), icon=":material/error:")
 
 
 @contextmanager
@@ -159,12 +165,12 @@ def validation_picker(cfg: ExperimentConfig, *, key: str) -> ExperimentConfig:
 def validation_notice(data) -> set:
     """A caption on the validation split and a warning naming the classes it cannot score;
     returns those classes."""
-    st.caption(f"Validation: {data.validation_description()}.")
+    st.caption(f"Validation: {md_escape(data.validation_description())}.")
     bad = data.untunable()
     if bad:
         st.warning(f"{len(bad)} class{'' if len(bad) == 1 else 'es'} cannot be tuned on this split and "
                    f"{'is' if len(bad) == 1 else 'are'} left out: "
-                   + "; ".join(f"{c} ({why})" for c, why in bad.items()))
+                   + "; ".join(f"{md_escape(c)} ({md_escape(why)})" for c, why in bad.items()))
     return set(bad)
 
 
@@ -204,7 +210,8 @@ def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str 
         c1.caption(f"Pinned to job #{pinned}; the newest finished job is #{newest}.")
         c2.button("Follow the newest", key=f"{key}_follow", on_click=state.remember, args=(pin_key, None))
     if not services.job_on_corpus(by_id[chosen], cfg):
-        st.warning(f"Job #{chosen} was trained on another corpus ({services.job_corpus_label(by_id[chosen])}) "
+        other = md_escape(services.job_corpus_label(by_id[chosen]))
+        st.warning(f"Job #{chosen} was trained on another corpus ({other}) "
                    f"than the current one ({corpus_description(cfg)}).", icon=":material/swap_horiz:")
     return chosen
 
@@ -238,7 +245,7 @@ def _job_actions(records, key: str) -> None:
     with st.expander(f"Log of job #{jid}"):
         lines = services.job_logs(jid)
         if rec.error:
-            st.error(rec.error.strip().splitlines()[-1])
+            st.error(md_escape(rec.error.strip().splitlines()[-1]))
         st.code("\n".join(lines[-200:]) or "(no log lines yet)", language=None)
 
 

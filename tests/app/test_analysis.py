@@ -83,6 +83,15 @@ def test_feature_table_counts_by_hand(tiny_data):
     assert list(over.columns) == ["B", "A"] and over["A"].iloc[0] == "apple"
 
 
+def test_selected_terms_overview_of_a_vocabulary_smaller_than_asked_for(tiny_data):
+    over = A.selected_terms_overview(tiny_data, 30)
+    lengths = {c: len(tiny_data.selected_columns(c, 30, "local")) for c in tiny_data.categories}
+    assert len(over) == max(lengths.values()) == len(tiny_data.vocabulary) < 30
+    assert list(over.index) == list(range(1, len(over) + 1))
+    for c, n in lengths.items():
+        assert over[c].iloc[:n].notna().all() and over[c].iloc[n:].isna().all()
+
+
 def _outputs(S, Y, classes, classifiers, corpus="synthetic", stage="test", n_features=30):
     columns = [f"{c}|{n}" for c in classes for n in classifiers]
     return A.TrainOutputs(1, {"config": {"n_features": n_features}}, np.asarray(S, float),

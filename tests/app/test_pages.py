@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from app_testutil import frame_with, no_exceptions, wait_for_jobs
+from app_testutil import frame_with, no_exceptions, texts, wait_for_jobs
 
 PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "compare", "export"]
 
 
 def _texts(at, kind):
-    return [e.value for e in getattr(at, kind)]
+    return texts(at, kind)
 
 
 def _start(at):

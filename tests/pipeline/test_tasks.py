@@ -89,9 +89,10 @@ def test_split_validation_is_training0_to_validation(small_data):
 
 def test_corpus_and_category_errors_are_readable(tmp_path, small_data):
     from hbnlab.corpus import CorpusError
+    from hbnlab.pipeline.corpus_spec import data_home
 
     with pytest.raises(CorpusError, match="the stored upload is missing"):
-        corpus_from_spec({"corpus": "upload", "upload_path": str(tmp_path / "gone.csv")})
+        corpus_from_spec({"corpus": "upload", "upload_path": str(data_home() / "uploads" / "gone.csv")})
     with pytest.raises(ValueError, match="'corpus' must be 'synthetic', 'reuters' or 'upload', got 'ftp'"):
         corpus_from_spec({"corpus": "ftp"})
     corpus = corpus_from_spec(SMALL.corpus_spec())

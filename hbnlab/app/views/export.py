@@ -10,6 +10,7 @@ from __future__ import annotations
 from hbnlab.app.views.corpus import SYNTHETIC_BADGE, corpus_label
 from hbnlab.app.views.results import TrainOutputs
 from hbnlab.experiments import paper_values as pv
+from hbnlab.export.escape import md_escape
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
 from hbnlab.models.catalog import CLUSTERINGS
 from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig
@@ -73,7 +74,8 @@ def _tree_settings_line(cfg: dict, classifiers) -> str:
 
 
 def markdown_report(out: TrainOutputs, record) -> str:
-    """A self-contained Markdown report of one training job."""
+    """A self-contained Markdown report of one training job (corpus names and classes escaped by
+    :func:`hbnlab.export.escape.md_escape`, the tables by :func:`~hbnlab.export.report.markdown_table`)."""
     cfg = out.result.get("config", {})
     split = ("test set (trained on the training set)" if out.stage == "test"
              else "validation split (trained on training-0)")
@@ -81,9 +83,9 @@ def markdown_report(out: TrainOutputs, record) -> str:
     if out.synthetic:
         lines += [f"> **{SYNTHETIC_BADGE}.** These numbers describe the generated corpus, not real text.", ""]
     lines += [
-        f"* corpus: **{corpus_label(out.corpus_name, out.synthetic)}**",
+        f"* corpus: **{md_escape(corpus_label(out.corpus_name, out.synthetic))}**",
         f"* evaluated on the {split}: {len(out.doc_ids)} documents",
-        f"* classes: {', '.join(out.classes)}",
+        f"* classes: {md_escape(', '.join(out.classes))}",
         f"* classifiers: {', '.join(out.classifiers)}",
         f"* indexing: stopwords={cfg.get('stopwords')}, stemming={cfg.get('stemming')}, min_df={cfg.get('min_df')}",
         f"* features: {cfg.get('n_features')} per class by {cfg.get('selection')} ({cfg.get('scope')} selection)",

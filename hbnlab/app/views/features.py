@@ -37,6 +37,11 @@ def score_format(scores) -> str:
 
 
 def selected_terms_overview(data, n_features: int, scope: str = "local") -> pd.DataFrame:
-    """One column per category with its selected terms, best first."""
+    """One column per category with its selected terms, best first (as many rows as the longest
+    list: a vocabulary smaller than ``n_features`` gives fewer terms; shorter columns end in None)."""
     cols = {c: [data.vocabulary[t] for t in data.selected_columns(c, n_features, scope)] for c in data.categories}
-    return pd.DataFrame(cols, index=pd.RangeIndex(1, n_features + 1, name="rank")) if cols else pd.DataFrame()
+    if not cols:
+        return pd.DataFrame()
+    n = max(len(v) for v in cols.values())
+    cols = {c: v + [None] * (n - len(v)) for c, v in cols.items()}
+    return pd.DataFrame(cols, index=pd.RangeIndex(1, n + 1, name="rank"))
