@@ -24,6 +24,11 @@ PAGES = [
     ("pages/explain.py", "Explain", ":material/lightbulb:", "why did the model say trade for this document?"),
     ("pages/export.py", "Export", ":material/download:", "models, tables and reports"),
 ]
+#: pages of the "Learn" section of the navigation
+LEARN_PAGES = [
+    ("pages/learn.py", "Learn", ":material/school:",
+     "step through a clustering, EM and inference on a 16-document corpus"),
+]
 
 
 def home():
@@ -55,10 +60,14 @@ def home():
     for k, (path, title, icon, what) in enumerate(PAGES):
         with cols[k % 2]:
             st.page_link(path, label=f"{title} — {what}", icon=icon)
+    st.subheader("Learn")
+    for path, title, icon, what in LEARN_PAGES:
+        st.page_link(path, label=f"{title} — {what}", icon=icon)
 
 
-nav = st.navigation(
-    [st.Page(home, title="Home", icon=":material/home:", default=True)]
-    + [st.Page(path, title=title, icon=icon) for path, title, icon, _ in PAGES]
-)
+nav = st.navigation({
+    "Workbench": [st.Page(home, title="Home", icon=":material/home:", default=True)]
+    + [st.Page(path, title=title, icon=icon) for path, title, icon, _ in PAGES],
+    "Learn": [st.Page(path, title=title, icon=icon) for path, title, icon, _ in LEARN_PAGES],
+})
 nav.run()
