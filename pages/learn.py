@@ -33,7 +33,7 @@ with tab1:
     steps = lesson.clustering
     k = widgets.step_controls("learn_clu_step", len(steps))
     s = steps[k]
-    left, right = st.columns([2, 3])
+    left, right = st.columns([1, 1])
     with left:
         st.graphviz_chart(L.clustering_dot(s, ex, direction), width="stretch")
         st.caption("Amber: what this step acts on; blue: the other features of the current clustering call.")
@@ -41,8 +41,7 @@ with tab1:
         st.html(L.step_card_html(k + 1, len(steps), s.title, s.text, s.cites, kind=s.kind))
         frame = L.step_matrix(s)
         if frame is not None:
-            st.markdown(f"**{s.matrix_name}**")
-            st.dataframe(L.styled_matrix(frame, s.chosen), key="learn_clu_matrix")
+            st.html(L.matrix_html(frame, s.chosen, caption=s.matrix_name))
     with st.expander("All steps"):
         st.dataframe(L.step_summary(steps), hide_index=True, key="learn_clu_all")
 

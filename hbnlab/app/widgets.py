@@ -65,11 +65,11 @@ def step_controls(key: str, n_steps: int, *, label: str = "Step") -> int:
     def shift(delta: int):
         st.session_state[key] = min(max(int(st.session_state.get(key, 1)) + delta, 1), n)
 
-    c1, c2, c3 = st.columns([1, 8, 1], vertical_alignment="bottom")
+    c1, c2, c3 = st.columns([1.4, 7, 1.4], vertical_alignment="bottom")
     c1.button("Previous", key=f"{key}_prev", on_click=shift, args=(-1,), disabled=current <= 1,
               icon=":material/chevron_left:", width="stretch")
     if n > 1:
-        c2.slider(f"{label} (of {n})", min_value=1, max_value=n, key=key)
+        c2.slider(f"{label} (1 to {n})", min_value=1, max_value=n, key=key)
     else:
         c2.caption(f"{label} 1 of 1")
     c3.button("Next", key=f"{key}_next", on_click=shift, args=(1,), disabled=current >= n,

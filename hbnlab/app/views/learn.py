@@ -108,20 +108,27 @@ def step_card_html(number: int, total: int, title: str, text: str, cites: str, *
     )
 
 
-def styled_matrix(frame: pd.DataFrame, chosen: tuple | None, digits: int = 4):
-    """The matrix formatted to ``digits`` decimals, empty cells blank, the chosen cell amber and
-    the row minimum of cost matrices unmarked (the choice is global, not per row)."""
-    sty = frame.style.format(f"{{:.{digits}f}}", na_rep="")
-    if chosen is not None:
-        r, c = chosen
-
-        def mark(df):
-            out = pd.DataFrame("", index=df.index, columns=df.columns)
-            out.iat[r, c] = f"background-color: {FOCUS_FILL}; font-weight: bold"
-            return out
-
-        sty = sty.apply(mark, axis=None)
-    return sty
+def matrix_html(frame: pd.DataFrame, chosen: tuple | None = None, *, digits: int = 4, caption: str = "") -> str:
+    """A compact HTML table of a step's matrix: labels escaped, empty cells blank, the chosen
+    cell amber.  Every number stays on screen (a data frame widget would scroll sideways)."""
+    th = 'style="padding:3px 8px;text-align:right;background:#f4f4f4;font-weight:600;white-space:nowrap"'
+    head = "".join(f"<th {th}>{escape(str(c))}</th>" for c in frame.columns)
+    body = []
+    for r, (label, row) in enumerate(frame.iterrows()):
+        cells = []
+        for c, v in enumerate(row.to_numpy(dtype=float)):
+            style = "padding:3px 8px;text-align:right;font-variant-numeric:tabular-nums"
+            if chosen is not None and (r, c) == tuple(chosen):
+                style += f";background:{FOCUS_FILL};font-weight:700"
+            elif not np.isfinite(v):
+                style += ";background:#fafafa"
+            text = f"{v:.{digits}f}" if np.isfinite(v) else ""
+            cells.append(f'<td style="{style}">{text}</td>')
+        body.append(f"<tr><th {th}>{escape(str(label))}</th>{''.join(cells)}</tr>")
+    cap = (f'<caption style="caption-side:top;text-align:left;font-weight:600;padding:4px 0">{escape(caption)}'
+           "</caption>") if caption else ""
+    return (f'<div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:0.85rem">{cap}'
+            f"<tr><th {th}></th>{head}</tr>{''.join(body)}</table></div>")
 
 
 # --------------------------------------------------------------------------- clustering
@@ -294,4 +301,4 @@ def inference_check(trace: InferenceTrace) -> pd.DataFrame:
 __all__ = ["LESSON_ALPHA", "LESSON_ALPHA_RANGE", "LESSON_CLUSTERINGS", "Lesson", "LessonSettings", "build_lesson",
            "clustering_dot", "corpus_frame", "cpt_frame", "document_choices", "em_step_text", "em_table",
            "inference_check", "inference_dot", "learned_nodes", "message_frame", "run_inference", "step_card_html",
-           "step_matrix", "step_summary", "styled_matrix"]
+           "step_matrix", "step_summary", "matrix_html"]
