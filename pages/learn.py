@@ -48,33 +48,37 @@ with tab1:
 with tab2:
     em = lesson.em
     best = em.result.best_restart
-    restart = st.selectbox("Restart", list(range(em.n_restarts)), index=best, key="learn_em_restart",
+    c1, c2 = st.columns([1, 3], vertical_alignment="bottom")
+    restart = c1.selectbox("Restart", list(range(em.n_restarts)), index=best, key="learn_em_restart",
                            format_func=lambda r: f"restart {r}" + (" (best)" if r == best else ""))
-    it = widgets.step_controls("learn_em_step", em.n_iterations, label="Iteration")
-    params = em.params(restart, it)
+    c2.caption(f"{em.n_restarts} restarts from random tables, each run until the log-likelihood gains less than "
+               "1e-4 of itself; the best final value is kept (the thesis uses 64).")
+    it = widgets.step_controls("learn_em_step", em.n_iterations, label="Iteration", first=0)
+    shown = min(it, em.last_iteration(restart))
     st.html(L.step_card_html(
-        it + 1, em.n_iterations, f"Iteration {min(it, em.last_iteration(restart))} of restart {restart}: "
-        f"log-likelihood {em.log_likelihoods(restart)[min(it, em.last_iteration(restart))]:.4f}",
-        L.em_step_text(em, restart, it), "thesis sec. 3.2 (after fig. 3.4), Proposition 2; restarts as "
-        "Chickering and Heckerman (1997)", kind="EM"))
+        it, em.n_iterations - 1, f"Restart {restart}, iteration {shown}: log-likelihood "
+        f"{em.log_likelihoods(restart)[shown]:.4f}", L.em_step_text(em, restart, it),
+        "thesis sec. 3.2 (after fig. 3.4), Proposition 2; restarts as Chickering and Heckerman (1997)",
+        kind="EM", unit="Iteration"))
     left, right = st.columns([3, 2])
     with left:
         st.plotly_chart(charts.em_restart_curves([em.log_likelihoods(r) for r in range(em.n_restarts)],
                                                  iteration=it, best=best, selected=restart), key="learn_em_chart")
-    with right:
         st.dataframe(L.em_table(em, it), hide_index=True, key="learn_em_table",
                      column_config={"log-likelihood": st.column_config.NumberColumn(format="%.4f"),
                                     "final": st.column_config.NumberColumn(format="%.4f")})
+    with right:
         st.graphviz_chart(L.clustering_dot(lesson.clustering[-1], ex, direction), width="stretch")
+    params = em.params(restart, it)
+    st.markdown(f"**The tables of restart {restart} at iteration {shown}** (cells coloured by the probability)")
     nodes = L.learned_nodes(lesson.tree)
     cols = st.columns(min(len(nodes), 4))
     for j, i in enumerate(nodes):
-        table = L.cpt_frame(params, i)
-        cols[j % len(cols)].dataframe(table, hide_index=True, key=f"learn_cpt_{i}", column_config={
-            c: st.column_config.NumberColumn(format="%.3f") for c in table.columns[1:]})
+        cols[j % len(cols)].html(L.matrix_html(L.cpt_frame(params, i), digits=3, heat=True))
 
 with tab3:
     doc = st.selectbox("Document", L.document_choices(ex), key="learn_doc",
+                       index=L.document_choices(ex).index(services.lesson_default_document(settings)),
                        format_func=lambda d: f"#{d} ({'trade' if ex.y[d] else 'not trade'}): {ex.texts[d]}")
     trace = services.lesson_inference(settings, doc)
     k = widgets.step_controls("learn_inf_step", len(trace.steps))
@@ -85,7 +89,7 @@ with tab3:
         st.caption("Green: observed terms; fill: P(node = 1) once computed; amber border: this step.")
     with right:
         st.html(L.step_card_html(k + 1, len(trace.steps), s.title, s.text, s.cites, kind=s.phase))
-        st.dataframe(L.message_frame(s), hide_index=True, key="learn_inf_rows")
+        st.html(L.matrix_html(L.message_frame(s), caption="the terms of the sum" if s.phase == "up" else ""))
         m1, m2 = st.columns(2)
         m1.metric(f"P({lesson.tree.names[0]} = 1 | document)", f"{trace.posterior[1]:.6f}")
         m2.metric("library (hbnlab.bn.inference)", f"{trace.library_posterior[1]:.6f}",

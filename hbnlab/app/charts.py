@@ -128,6 +128,13 @@ def em_restart_curves(curves: Sequence[Sequence[float]], *, iteration: int, best
         fig.add_trace(go.Scatter(x=[ll.size - 1], y=[ll[-1]], mode="markers", legendgroup=str(r), showlegend=False,
                                  marker=dict(size=8), hoverinfo="skip"))
     fig.add_vline(x=iteration, line_dash="dash", line_color="#444444")
+    # the random starts (iteration 0) lie far below; zoom on the climb so that the optima the
+    # restarts reach stay apart
+    later = [v for ll in curves for v in np.asarray(ll, dtype=float)[1:]]
+    if later:
+        top, bottom = max(later), min(later)
+        span = max(top - bottom, 1e-6)
+        fig.update_yaxes(range=[bottom - 0.05 * span, top + 0.08 * span])
     return fig
 
 

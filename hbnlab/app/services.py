@@ -535,6 +535,11 @@ def lesson(settings: learn_view.LessonSettings) -> learn_view.Lesson:
     return learn_view.build_lesson(settings)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def lesson_default_document(settings: learn_view.LessonSettings) -> int:
+    return learn_view.most_uncertain_document(lesson(settings))
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def lesson_inference(settings: learn_view.LessonSettings, doc: int):
     """The inference trace of teaching document ``doc`` under the lesson's fitted parameters."""

@@ -15,6 +15,7 @@ import pandas as pd
 
 from hbnlab.app.views.explain import probability_fill
 from hbnlab.app.views.structure import stable_tree_dot
+from hbnlab.bn.inference import class_posterior
 from hbnlab.bn.params import TreeParameters
 from hbnlab.bn.structure import CLASS, FEATURE, HIDDEN, TreeStructure, features_under
 from hbnlab.bn.trace import EMTrace, InferenceTrace, trace_em, trace_inference
@@ -94,7 +95,8 @@ def corpus_frame(ex: TeachingExample) -> pd.DataFrame:
     return df
 
 
-def step_card_html(number: int, total: int, title: str, text: str, cites: str, *, kind: str = "") -> str:
+def step_card_html(number: int, total: int, title: str, text: str, cites: str, *, kind: str = "",
+                   unit: str = "Step") -> str:
     """A card with the step's position, what happens and where in the thesis; every string is
     HTML-escaped (titles and texts name terms of the corpus)."""
     badge = f'<span style="background:#f6c343;border-radius:3px;padding:0 6px;margin-right:6px">{escape(kind)}</span>' \
@@ -102,15 +104,28 @@ def step_card_html(number: int, total: int, title: str, text: str, cites: str, *
     return (
         '<div style="border-left:5px solid #f6c343;background:#fffaf0;border-radius:6px;'
         'padding:0.6rem 1rem;margin:0.2rem 0 0.6rem 0">'
-        f'<div style="font-size:0.8rem;color:#555">{badge}Step {int(number)} of {int(total)} · {escape(cites)}</div>'
+        f'<div style="font-size:0.8rem;color:#555">{badge}{escape(unit)} {int(number)} of {int(total)} · '
+        f'{escape(cites)}</div>'
         f'<div style="font-size:1.15rem;font-weight:600;margin:0.25rem 0">{escape(title)}</div>'
         f'<div style="font-size:0.95rem;line-height:1.45">{escape(text)}</div></div>'
     )
 
 
-def matrix_html(frame: pd.DataFrame, chosen: tuple | None = None, *, digits: int = 4, caption: str = "") -> str:
+def _number(v: float, digits: int) -> str:
+    if not np.isfinite(v):
+        return ""
+    if float(v).is_integer() and abs(v) < 10:
+        return str(int(v))
+    if v != 0 and abs(v) < 10.0 ** -digits:
+        return f"{v:.1e}"
+    return f"{v:.{digits}f}"
+
+
+def matrix_html(frame: pd.DataFrame, chosen: tuple | None = None, *, digits: int = 4, caption: str = "",
+                heat: bool = False) -> str:
     """A compact HTML table of a step's matrix: labels escaped, empty cells blank, the chosen
-    cell amber.  Every number stays on screen (a data frame widget would scroll sideways)."""
+    cell amber (``heat``: every cell coloured by its value as a probability).  Every number stays
+    on screen (a data frame widget would scroll sideways)."""
     th = 'style="padding:3px 8px;text-align:right;background:#f4f4f4;font-weight:600;white-space:nowrap"'
     head = "".join(f"<th {th}>{escape(str(c))}</th>" for c in frame.columns)
     body = []
@@ -122,7 +137,9 @@ def matrix_html(frame: pd.DataFrame, chosen: tuple | None = None, *, digits: int
                 style += f";background:{FOCUS_FILL};font-weight:700"
             elif not np.isfinite(v):
                 style += ";background:#fafafa"
-            text = f"{v:.{digits}f}" if np.isfinite(v) else ""
+            elif heat:
+                style += f";background:{probability_fill(v)}"
+            text = _number(v, digits)
             cells.append(f'<td style="{style}">{text}</td>')
         body.append(f"<tr><th {th}>{escape(str(label))}</th>{''.join(cells)}</tr>")
     cap = (f'<caption style="caption-side:top;text-align:left;font-weight:600;padding:4px 0">{escape(caption)}'
@@ -178,12 +195,12 @@ def cpt_frame(params: TreeParameters, i: int) -> pd.DataFrame:
     t = params.cpt(i)
     name = tree.names[i]
     if t.ndim == 1:
-        return pd.DataFrame({"parents": ["(none)"], f"P({name}=1)": [t[1]]})
+        return pd.DataFrame({f"P({name}=1)": [t[1]]}, index=["(no parents)"])
     if tree.direction == "hbn":
         rows = [_config_label(tree, i, x) for x in range(t.shape[0])]
     else:
         rows = [f"{tree.names[tree.up[i]]}={s}" for s in range(2)]
-    return pd.DataFrame({"parents": rows, f"P({name}=1 | parents)": t[:, 1]})
+    return pd.DataFrame({f"P({name}=1 | parents)": t[:, 1]}, index=rows)
 
 
 def learned_nodes(tree: TreeStructure) -> list[int]:
@@ -240,6 +257,13 @@ def document_choices(ex: TeachingExample) -> list[int]:
     return list(range(len(ex.texts)))
 
 
+def most_uncertain_document(lesson: Lesson) -> int:
+    """The document whose class posterior is closest to 1/2 (the most instructive default: its
+    messages are neither 0 nor 1)."""
+    p = class_posterior(lesson.params, lesson.example.X)[:, 1]
+    return int(np.argmin(np.abs(p - 0.5)))
+
+
 def run_inference(lesson: Lesson, doc: int) -> InferenceTrace:
     return trace_inference(lesson.params, lesson.example.X[doc].toarray().ravel())
 
@@ -287,8 +311,8 @@ def _node_id(tree: TreeStructure, i: int) -> str:
 
 
 def message_frame(step) -> pd.DataFrame:
-    """The rows an inference step sums over, with their column names."""
-    return pd.DataFrame(step.rows, columns=list(step.columns))
+    """The rows an inference step sums over, with their column names (index: row number)."""
+    return pd.DataFrame(step.rows, columns=list(step.columns), index=[f"x{r}" for r in range(len(step.rows))])
 
 
 def inference_check(trace: InferenceTrace) -> pd.DataFrame:
@@ -300,5 +324,5 @@ def inference_check(trace: InferenceTrace) -> pd.DataFrame:
 
 __all__ = ["LESSON_ALPHA", "LESSON_ALPHA_RANGE", "LESSON_CLUSTERINGS", "Lesson", "LessonSettings", "build_lesson",
            "clustering_dot", "corpus_frame", "cpt_frame", "document_choices", "em_step_text", "em_table",
-           "inference_check", "inference_dot", "learned_nodes", "message_frame", "run_inference", "step_card_html",
-           "step_matrix", "step_summary", "matrix_html"]
+           "inference_check", "inference_dot", "learned_nodes", "matrix_html", "message_frame",
+           "most_uncertain_document", "run_inference", "step_card_html", "step_matrix", "step_summary"]
