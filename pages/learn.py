@@ -72,7 +72,7 @@ with tab2:
     params = em.params(restart, it)
     st.markdown(f"**The tables of restart {restart} at iteration {shown}** (cells coloured by the probability)")
     nodes = L.learned_nodes(lesson.tree)
-    cols = st.columns(min(len(nodes), 4))
+    cols = st.columns(min(len(nodes), 3))
     for j, i in enumerate(nodes):
         cols[j % len(cols)].html(L.matrix_html(L.cpt_frame(params, i), digits=3, heat=True))
 

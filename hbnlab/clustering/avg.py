@@ -127,6 +127,11 @@ def cluster_features_avg(X, y, features, B, alpha, *, observer=None) -> list[lis
         Maximal number of clusters (>= 1).
     alpha : float
         Cluster size penalty (>= 0); Table 4.1 of the thesis uses 0.05 with B = 7.
+    observer : callable, optional
+        Called with one dict per step: ``step="start"`` (the features in initial rank order as
+        ``columns`` with their ``info``), then ``step="merge"`` before every merge (see
+        :func:`hbnlab.clustering.common.agglomerate_info_loss`); used by
+        :mod:`hbnlab.clustering.trace`.
 
     Returns
     -------

@@ -378,6 +378,10 @@ def cluster_features_dep(X, y, features, B, alpha, *, observer=None) -> list[lis
         Maximal number of clusters (>= 1).
     alpha : float
         Mutual information importance (>= 0); Table 4.1 of the thesis uses 170 with B = 7.
+    observer : callable, optional
+        Called with one dict per step: ``step="start"`` (``columns`` in initial rank order, their
+        ``info`` and the p-value matrix ``p``), ``step="merge"`` (:func:`greedy_dep`) and
+        ``step="improve"`` (:func:`improve_clustering`); used by :mod:`hbnlab.clustering.trace`.
 
     Returns
     -------

@@ -4,12 +4,14 @@ directory)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 from test_workbench_e2e import CHROMIUM, FLAGS, _idle, _rendered, server  # noqa: F401 - server is a fixture
 
 pytestmark = pytest.mark.e2e
+CARD = re.compile(r"(Step|Iteration) \d+ of")
 
 
 @pytest.fixture
@@ -24,7 +26,7 @@ def _visible_button(page, name):
 
 
 def _card(page) -> str:
-    return page.locator('[data-testid="stHtml"]:visible', has_text="Step ").first.inner_text()
+    return page.locator('[data-testid="stHtml"]:visible', has_text=CARD).first.inner_text()
 
 
 def _next(page, times=1):
@@ -33,7 +35,7 @@ def _next(page, times=1):
         _visible_button(page, "Next").click()
         page.wait_for_function(
             "(old) => { const el = [...document.querySelectorAll('[data-testid=\"stHtml\"]')]"
-            ".find(e => e.offsetParent !== null && e.innerText.includes('Step '));"
+            ".find(e => e.offsetParent !== null && /(Step|Iteration) \\d+ of/.test(e.innerText));"
             " return el && el.innerText !== old; }", arg=before, timeout=30_000)
         _idle(page)
 
@@ -44,7 +46,7 @@ def test_learn_page_in_a_real_browser(server, shots):  # noqa: F811 - the import
     url, _ = server
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_page(viewport={"width": 1500, "height": 1300})
+        page = browser.new_page(viewport={"width": 1500, "height": 1900})
         page.set_default_timeout(60_000)
         page.goto(url)
         page.get_by_role("heading", name="hbnlab workbench").wait_for()
@@ -80,7 +82,7 @@ def test_learn_page_in_a_real_browser(server, shots):  # noqa: F811 - the import
         _idle(page)
         _next(page, 3)
         _rendered(page, plots=1)
-        assert "Iteration 3 of restart" in _card(page)
+        assert "iteration 3:" in _card(page)
         page.screenshot(path=str(shots / "learn_04_em_iteration3.png"), full_page=True)
 
         # (c) inference: messages node by node, then the class posterior
