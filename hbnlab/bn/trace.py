@@ -294,8 +294,8 @@ def _hnb_steps(params, obs, lib_marg, lib_post):
                   f"(its evidence is already in lambda({tree.names[i]})), times P({tree.names[i]} | "
                   f"{tree.names[u]}) and lambda({tree.names[i]}), summed over {tree.names[u]}."),
             cites="thesis sec. 3.3",
-            columns=(f"{tree.names[u]} state", f"P({tree.names[u]} | e) / message", f"P(u, {tree.names[i]}=0 | e)",
-                     f"P(u, {tree.names[i]}=1 | e)"),
+            columns=(f"{tree.names[u]} state", f"P({tree.names[u]} | e) / message",
+                     f"P({tree.names[u]}, {tree.names[i]}=0 | e)", f"P({tree.names[u]}, {tree.names[i]}=1 | e)"),
             rows=np.array([[uu, ratio[uu], fam[uu, 0], fam[uu, 1]] for uu in (0, 1)]),
             message=post[i].copy(), library=float(lib_marg[i]),
         ))

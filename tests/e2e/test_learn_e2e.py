@@ -98,4 +98,16 @@ def test_learn_page_in_a_real_browser(server, shots):  # noqa: F811 - the import
         assert "Class posterior" in _card(page)
         page.wait_for_timeout(1200)
         page.screenshot(path=str(shots / "learn_06_inference_posterior.png"), full_page=True)
+
+        # the same for an HNB: lambda messages up, posteriors of the hidden nodes down
+        page.get_by_text("HNB", exact=True).click()
+        _idle(page)
+        page.wait_for_function("() => document.body.innerText.includes('lambda message')", timeout=30_000)
+        for _ in range(20):
+            if "Downward" in _card(page):
+                break
+            _next(page)
+        assert "Downward" in _card(page)
+        page.wait_for_timeout(1200)
+        page.screenshot(path=str(shots / "learn_07_hnb_downward.png"), full_page=True)
         browser.close()
