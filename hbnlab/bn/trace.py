@@ -108,6 +108,8 @@ class MessageStep:
         Header of ``rows``.
     rows : ndarray
         One row per configuration summed over (see ``columns``).
+    row_labels : tuple of str
+        Names of the rows when they are not configurations (empty otherwise).
     message : ndarray (2,)
         The distribution or message the step produces (normalised for posteriors).
     library : float or None
@@ -124,6 +126,7 @@ class MessageStep:
     rows: np.ndarray
     message: np.ndarray
     library: float | None = None
+    row_labels: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -230,9 +233,9 @@ def _hbn_steps(params, obs, lib_marg, lib_post):
                   "(lambda = 1 for both states): every hidden node's q already is its posterior given "
                   "the whole document. The table compares each with the library's exact inference."),
             cites="thesis ch. 2 (a hidden node is d-separated from the other features: unobserved colliders)",
-            columns=("node", "q (traced)", "library"),
-            rows=np.array([[h, q[h][1], lib_marg[h]] for h in hidden], dtype=np.float64),
-            message=q[0].copy(), library=None,
+            columns=("q(1) traced", "P(=1) library"),
+            rows=np.array([[q[h][1], lib_marg[h]] for h in hidden], dtype=np.float64),
+            message=q[0].copy(), library=None, row_labels=tuple(tree.names[h] for h in hidden),
         ))
     return steps, q[0].copy(), {i: q[i][1] for i in range(tree.n_nodes) if tree.kind[i] != FEATURE}
 

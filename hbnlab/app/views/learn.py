@@ -313,7 +313,8 @@ def _node_id(tree: TreeStructure, i: int) -> str:
 def message_frame(step) -> pd.DataFrame:
     """The rows an inference step sums over, with their column names (index: row number); for an
     HBN node a last row ``sum`` holds the total of the products, the node's q(1)."""
-    frame = pd.DataFrame(step.rows, columns=list(step.columns), index=[f"x{r}" for r in range(len(step.rows))])
+    index = list(step.row_labels) or [f"x{r}" for r in range(len(step.rows))]
+    frame = pd.DataFrame(step.rows, columns=list(step.columns), index=index)
     if list(step.columns)[-1] == "product":
         total = pd.DataFrame([[np.nan] * (len(step.columns) - 1) + [step.rows[:, -1].sum()]],
                              columns=frame.columns, index=["sum"])
