@@ -7,7 +7,7 @@ highlighted).
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from html import escape
 
 import numpy as np
@@ -48,9 +48,6 @@ class LessonSettings:
             raise ValueError(f"clustering must be one of {sorted(LESSON_CLUSTERINGS)}, got {self.clustering!r}")
         if self.direction not in ("hbn", "hnb"):
             raise ValueError(f"direction must be 'hbn' or 'hnb', got {self.direction!r}")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     @property
     def em_options(self) -> dict:
