@@ -214,7 +214,7 @@ def _hbn_steps(params, obs, lib_marg, lib_post):
         is_class = tree.kind[i] == CLASS
         steps.append(MessageStep(
             node=i, phase="up",
-            title=(f"Class posterior P({tree.names[i]} = 1 | document) = {p1:.4f}" if is_class
+            title=(f"Class posterior P({tree.names[i]} = 1 | document) = {p1:.6f}" if is_class
                    else f"q({tree.names[i]}) = P({tree.names[i]} = 1 | features below) = {p1:.4f}"),
             text=(f"{tree.names[i]} has {k} parents ({known}{soft}). Sum over their {2**k} configurations x: "
                   f"weight(x) = product of the parents' probabilities of their states in x, times "
@@ -275,7 +275,7 @@ def _hnb_steps(params, obs, lib_marg, lib_post):
     joint = prior * lam[0]
     post = {0: joint / joint.sum()}
     steps.append(MessageStep(
-        node=0, phase="up", title=f"Class posterior P({tree.names[0]} = 1 | document) = {post[0][1]:.4f}",
+        node=0, phase="up", title=f"Class posterior P({tree.names[0]} = 1 | document) = {post[0][1]:.6f}",
         text="The root multiplies its prior with the messages of its children and normalises.",
         cites="thesis sec. 3.3",
         columns=("class state", "prior", "lambda", "prior x lambda", "posterior"),
