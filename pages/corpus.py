@@ -21,17 +21,16 @@ elif source == "reuters":
     reuters_dir = st.text_input("Directory holding reut2-000.sgm ... reut2-021.sgm (empty: $HBNLAB_REUTERS_DIR "
                                 "or the download cache)", value=cfg.reuters_dir, key="reuters_dir")
     c1, c2 = st.columns(2)
-    if c1.button("Load Reuters-21578", type="primary", key="load_reuters"):
-        bar = st.progress(0.0, text="Parsing Reuters-21578 ...")
+    load = c1.button("Load Reuters-21578", type="primary", key="load_reuters")
+    fetch = c2.button("Download into the cache", key="fetch_reuters")
+    if load:
         new = cfg.replace(corpus="reuters", reuters_dir=reuters_dir.strip())
-        with widgets.readable_errors():
-            services.load_corpus(new, progress=lambda f, m: bar.progress(min(1.0, float(f)), text=m))
+        with widgets.progress_task("Parsing Reuters-21578 ...") as report:
+            services.load_corpus(new, progress=report)
         cfg = state.change_corpus(corpus="reuters", reuters_dir=reuters_dir.strip())
-        bar.empty()
-    if c2.button("Download into the cache", key="fetch_reuters"):
-        bar = st.progress(0.0, text="Downloading Reuters-21578 ...")
-        with widgets.readable_errors():
-            path = services.fetch_reuters(lambda f, m: bar.progress(min(1.0, float(f)), text=m))
+    if fetch:
+        with widgets.progress_task("Downloading Reuters-21578 ...") as report:
+            path = services.fetch_reuters(report)
         st.success(f"Reuters-21578 is in {path} (checksums verified).")
         cfg = state.change_corpus(corpus="reuters", reuters_dir=str(path))
     if cfg.corpus != "reuters":
@@ -83,7 +82,8 @@ with right:
 
 st.subheader("Document browser")
 c1, c2 = st.columns([3, 1])
-query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, a word, a phrase")
+query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, or words (all must occur)",
+                      help="Every word must occur, in any order; put a phrase in double quotes to find it as written.")
 split = c2.selectbox("Split", ["all", "train", "test"], key="doc_split")
 found = services.search_documents(cfg, query, split)
 st.caption(f"{len(found)} document(s) shown")

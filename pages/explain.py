@@ -42,11 +42,14 @@ with left:
     present = ex.terms[ex.terms["present"]]
     st.plotly_chart(charts.term_effects(ex.terms.head(30), title="Terms pushing the score up and down"),
                     key="x_terms_chart")
-    st.caption(f"Contributions: {ex.method}. {len(present)} of the model's {len(ex.terms)} terms occur in the text.")
+    st.caption(f"Contributions: {ex.method}. {len(present)} of the model's {len(ex.terms)} terms occur in the "
+               "text; bars marked (absent), hatched, are terms that do not occur: the bar is the effect of "
+               "their absence.")
 if ex.tree_dot:
     with right:
-        st.markdown("**The tree for this document** — fill: P(node = 1 | document); Δ: change of the class "
-                    "log-odds when the evidence under the node is removed")
+        st.markdown("**The tree for this document** — fill: P(node = 1 | document). Δ = the class log-odds "
+                    "with the evidence under the node minus the log-odds without it: Δ > 0 means that "
+                    "evidence pushes towards the class, Δ < 0 away from it.")
         left_right = st.toggle("Draw left to right", value=True, key="x_lr")
         st.graphviz_chart(services.tree_dot(ex.tree_dot, left_right), width="stretch")
     with st.expander("Node table"):

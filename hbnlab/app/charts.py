@@ -157,12 +157,16 @@ def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | N
 
 
 def term_effects(table: pd.DataFrame, *, title: str) -> go.Figure:
-    """Horizontal bars of per-term contributions to the log-odds (red up, blue down)."""
+    """Horizontal bars of per-term contributions to the log-odds (red up, blue down); with a
+    ``present`` column, terms absent from the document are labelled "(absent)" and drawn hatched:
+    their bar is the effect of the term *not* occurring."""
     t = table.sort_values("contribution")
     colors = np.where(t["contribution"] >= 0, "#c0392b", "#2e86c1")
+    present = t["present"].to_numpy(bool) if "present" in t else np.ones(len(t), bool)
+    names = [term if p else f"{term} (absent)" for term, p in zip(t["term"], present)]
     fig = _fig(title, xaxis_title="contribution to the class log-odds", height=max(300, 18 * len(t) + 100))
-    fig.add_trace(go.Bar(x=t["contribution"], y=t["term"], orientation="h", marker_color=colors,
-                         name="contribution"))
+    fig.add_trace(go.Bar(x=t["contribution"], y=names, orientation="h", marker_color=colors,
+                         marker_pattern_shape=np.where(present, "", "/"), name="contribution"))
     fig.update_yaxes(type="category")
     return fig
 

@@ -30,11 +30,8 @@ def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
 
 
 def corpus_description(cfg: ExperimentConfig) -> str:
-    if cfg.corpus == "synthetic":
-        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents) — {views.SYNTHETIC_BADGE}"
-    if cfg.corpus == "reuters":
-        return "Reuters-21578 ModApte"
-    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+    label = services.config_corpus_label(cfg)
+    return f"{label} — {views.SYNTHETIC_BADGE}" if cfg.corpus == "synthetic" else label
 
 
 def sidebar_status(cfg: ExperimentConfig) -> None:
@@ -102,6 +99,26 @@ def readable_errors(stop: bool = True):
             st.stop()
 
 
+@contextmanager
+def progress_task(text: str):
+    """A progress bar for the block, with the block's reader and settings errors shown as
+    messages (as :func:`readable_errors`); yields ``report(fraction, message)``.  The bar is
+    removed before the message is shown and the page stops, so no stale bar stays behind."""
+    from hbnlab.corpus import CorpusError
+
+    bar = st.progress(0.0, text=text)
+    failed = None
+    try:
+        yield lambda f, m: bar.progress(min(1.0, max(0.0, float(f))), text=m)
+    except (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError) as exc:
+        failed = exc
+    finally:
+        bar.empty()
+    if failed is not None:
+        show_error(failed)
+        st.stop()
+
+
 def load_corpus(cfg: ExperimentConfig):
     """The corpus of ``cfg`` or a readable error and a stopped page."""
     with readable_errors():
@@ -162,20 +179,43 @@ def validation_notice(data) -> set:
 
 
 def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str | None = None):
-    """Select one of ``jobs`` (newest first); remembers the choice in ``session_key``."""
+    """Select one of ``jobs`` (newest first).
+
+    The picker follows the newest job, so a job that finishes while the page is open becomes the
+    selection; choosing an older job pins it (remembered in ``session_key``, shared by the pages
+    that pass the same key) until "Follow the newest" is pressed.  A job trained on another corpus
+    than the current one is marked in the list and with a warning."""
     if not jobs:
         return None
     ids = [r.id for r in jobs]
-    remembered = state.recall(session_key) if session_key else None
-    index = ids.index(remembered) if remembered in ids else 0
+    newest = ids[0]
+    pin_key = session_key or f"{key}.pinned"
+    pinned = state.recall(pin_key)
+    if pinned not in ids:
+        pinned = None
+    st.session_state[key] = newest if pinned is None else pinned
+    cfg = state.get_config()
+    by_id = {r.id: r for r in jobs}
 
     def fmt(i):
-        r = next(j for j in jobs if j.id == i)
-        return f"#{r.id} · {r.label}"
+        r = by_id[i]
+        other = "" if services.job_on_corpus(r, cfg) else f" · other corpus: {services.job_corpus_label(r)}"
+        return f"#{r.id} · {r.label}{other}"
 
-    chosen = st.selectbox(label, ids, index=index, format_func=fmt, key=key)
-    if session_key:
-        state.remember(session_key, chosen)
+    def pin():
+        chosen = st.session_state[key]
+        state.remember(pin_key, None if chosen == newest else chosen)
+
+    chosen = st.selectbox(label, ids, format_func=fmt, key=key, on_change=pin)
+    if pinned is None:
+        st.caption("Following the newest finished job; choose another to pin it.")
+    else:
+        c1, c2 = st.columns([3, 1], vertical_alignment="center")
+        c1.caption(f"Pinned to job #{pinned}; the newest finished job is #{newest}.")
+        c2.button("Follow the newest", key=f"{key}_follow", on_click=state.remember, args=(pin_key, None))
+    if not services.job_on_corpus(by_id[chosen], cfg):
+        st.warning(f"Job #{chosen} was trained on another corpus ({services.job_corpus_label(by_id[chosen])}) "
+                   f"than the current one ({corpus_description(cfg)}).", icon=":material/swap_horiz:")
     return chosen
 
 

@@ -7,7 +7,7 @@ import time
 import pytest
 from app_testutil import frame_with, no_exceptions, wait_for_jobs
 
-PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "export"]
+PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "compare", "export"]
 
 
 def _texts(at, kind):
@@ -32,7 +32,7 @@ def test_home_page(app):
     app.run()
     no_exceptions(app)
     assert any("hierarchical Bayesian network" in m for m in _texts(app, "markdown"))
-    assert len(app.get("page_link")) == 9  # 8 workbench pages + Learn
+    assert len(app.get("page_link")) == 10  # 9 workbench pages + Learn
     assert app.button(key="start_synthetic").label == "Start with the synthetic corpus"
 
 
@@ -242,3 +242,14 @@ def test_cancel_from_the_job_table_takes_effect_within_a_second(app):
     no_exceptions(app)
     assert frame_with(app, "state", "attempt")["state"].tolist() == ["cancelled"]
     assert not app.button(key="train_jobs_retry").disabled
+
+
+def test_wrong_reuters_path_leaves_no_stale_progress_and_keeps_the_buttons(app, tmp_path):
+    _start(app)
+    app.radio(key="corpus_source").set_value("reuters").run()
+    app.text_input(key="reuters_dir").input(str(tmp_path / "nowhere")).run()
+    app.button(key="load_reuters").click().run()
+    no_exceptions(app)
+    assert app.error, "the wrong path is reported"
+    assert not app.get("progress"), "no progress bar is left behind"
+    assert app.button(key="fetch_reuters").label == "Download into the cache"
