@@ -197,7 +197,7 @@ def cpt_frame(params: TreeParameters, i: int) -> pd.DataFrame:
         rows = [_config_label(tree, i, x) for x in range(t.shape[0])]
     else:
         rows = [f"{tree.names[tree.up[i]]}={s}" for s in range(2)]
-    return pd.DataFrame({f"P({name}=1 | parents)": t[:, 1]}, index=rows)
+    return pd.DataFrame({f"P({name}=1 | x)": t[:, 1]}, index=pd.Index(rows, name="x"))
 
 
 def learned_nodes(tree: TreeStructure) -> list[int]:
