@@ -30,6 +30,8 @@ PAGES = [
     ("pages/compare.py", "Compare", ":material/compare_arrows:",
      "jobs side by side, with how sure each difference is", "Results"),
     ("pages/export.py", "Export", ":material/download:", "models, tables and reports", "Results"),
+    ("pages/learn.py", "Learn", ":material/school:",
+     "step through a clustering, EM and inference on a 16-document corpus", "Learn"),
 ]
 
 

@@ -121,6 +121,32 @@ def em_traces(traces: Mapping[str, Sequence[Sequence[float]]], *, title: str = "
     return fig
 
 
+def em_restart_curves(curves: Sequence[Sequence[float]], *, iteration: int, best: int, selected: int | None = None,
+                      title: str = "Log-likelihood per EM iteration, one line per restart") -> go.Figure:
+    """Small multi-restart EM chart for the Learn page: one line per restart (x = iteration, 0 =
+    the random start), a dot where each restart stopped, the current iteration as a dashed
+    line; the best restart is thick, the selected one outlined."""
+    fig = _fig(title, xaxis_title="EM iteration", yaxis_title="log-likelihood", height=340,
+               legend=dict(orientation="h", y=-0.25))
+    for r, ll in enumerate(curves):
+        ll = np.asarray(ll, dtype=float)
+        width = 4 if r == best else (2.5 if r == selected else 1.5)
+        name = f"restart {r}" + (" (best)" if r == best else "")
+        fig.add_trace(go.Scatter(x=np.arange(ll.size), y=ll, mode="lines", name=name, legendgroup=str(r),
+                                 line=dict(width=width), opacity=1.0 if r in (best, selected) else 0.6))
+        fig.add_trace(go.Scatter(x=[ll.size - 1], y=[ll[-1]], mode="markers", legendgroup=str(r), showlegend=False,
+                                 marker=dict(size=8), hoverinfo="skip"))
+    fig.add_vline(x=iteration, line_dash="dash", line_color="#444444")
+    # the random starts (iteration 0) lie far below; zoom on the climb so that the optima the
+    # restarts reach stay apart
+    later = [v for ll in curves for v in np.asarray(ll, dtype=float)[1:]]
+    if later:
+        top, bottom = max(later), min(later)
+        span = max(top - bottom, 1e-6)
+        fig.update_yaxes(range=[bottom - 0.05 * span, top + 0.08 * span])
+    return fig
+
+
 def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | None = None,
                    title: str = "Validation micro breakeven (%)") -> go.Figure:
     """Heatmap of a B x alpha grid (one ``n_features``); the best cell outlined in red.  With the
@@ -175,4 +201,4 @@ def term_effects(table: pd.DataFrame, *, title: str) -> go.Figure:
 
 
 __all__ = ["length_histogram", "documents_per_class", "labels_per_document", "feature_scores", "breakeven_bars",
-           "pr_curves", "threshold_curve", "em_traces", "tuning_heatmap", "term_effects"]
+           "pr_curves", "threshold_curve", "em_traces", "em_restart_curves", "tuning_heatmap", "term_effects"]

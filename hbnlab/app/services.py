@@ -31,6 +31,7 @@ import pandas as pd
 import streamlit as st
 
 from hbnlab.app import views
+from hbnlab.app.views import learn as learn_view
 from hbnlab.export.report import build_report
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
@@ -626,6 +627,26 @@ def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFram
         hits = search_documents(cfg, q, split="all", limit=10**9)
         df = df[df["doc_id"].isin(set(hits["id"]))]
     return df.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- Learn page
+@st.cache_data(show_spinner=False, max_entries=32)
+def lesson(settings: learn_view.LessonSettings) -> learn_view.Lesson:
+    """The three traces on the teaching corpus.  EM runs here, in the script thread, because the
+    corpus has 16 documents and 8 terms (a few restarts take milliseconds); real training goes to
+    background jobs."""
+    return learn_view.build_lesson(settings)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def lesson_default_document(settings: learn_view.LessonSettings) -> int:
+    return learn_view.most_uncertain_document(lesson(settings))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def lesson_inference(settings: learn_view.LessonSettings, doc: int):
+    """The inference trace of teaching document ``doc`` under the lesson's fitted parameters."""
+    return learn_view.run_inference(lesson(settings), int(doc))
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (

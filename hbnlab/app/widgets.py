@@ -70,6 +70,29 @@ def _sidebar_body(cfg: ExperimentConfig) -> None:
         st.caption(f"Background jobs: {running} running, {queued} queued")
 
 
+def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1) -> int:
+    """Previous / Next buttons around a slider over steps ``first .. first + n_steps - 1``, all
+    sharing ``st.session_state[key]``; returns the current step as a 0-based index.  A stored
+    step beyond a new, shorter sequence is clamped to its last step."""
+    lo, hi = int(first), int(first) + max(int(n_steps), 1) - 1
+    current = min(max(int(st.session_state.get(key, lo)), lo), hi)
+    st.session_state[key] = current
+
+    def shift(delta: int):
+        st.session_state[key] = min(max(int(st.session_state.get(key, lo)) + delta, lo), hi)
+
+    c1, c2, c3 = st.columns([1.4, 7, 1.4], vertical_alignment="bottom")
+    c1.button("Previous", key=f"{key}_prev", on_click=shift, args=(-1,), disabled=current <= lo,
+              icon=":material/chevron_left:", width="stretch")
+    if hi > lo:
+        c2.slider(f"{label} ({lo} to {hi})", min_value=lo, max_value=hi, key=key)
+    else:
+        c2.caption(f"{label} {lo} (the only one)")
+    c3.button("Next", key=f"{key}_next", on_click=shift, args=(1,), disabled=current >= hi,
+              icon=":material/chevron_right:", width="stretch")
+    return int(st.session_state[key]) - lo
+
+
 def synthetic_notice(synthetic: bool) -> None:
     """The banner every view of synthetic data carries."""
     if synthetic:

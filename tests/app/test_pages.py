@@ -32,7 +32,7 @@ def test_home_page(app):
     app.run()
     no_exceptions(app)
     assert any("hierarchical Bayesian network" in m for m in _texts(app, "markdown"))
-    assert len(app.get("page_link")) == 9
+    assert len(app.get("page_link")) == 10  # 9 workbench pages + Learn
     assert app.button(key="start_synthetic").label == "Start with the synthetic corpus"
 
 

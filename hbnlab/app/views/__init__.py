@@ -19,6 +19,8 @@ One module per page:
 * :mod:`~hbnlab.app.views.jobs` -- the job table, progress lines, the tuning grid;
 * :mod:`~hbnlab.app.views.export` -- CSV files, the Markdown report and the data of the HTML
   report.
+* :mod:`~hbnlab.app.views.learn` -- the Learn page: the teaching corpus, the clustering / EM /
+  inference traces laid out one step at a time (imported as a module, not re-exported).
 
 Report tables (breakeven, CSV and Markdown text) are made by :mod:`hbnlab.export.report`, the one
 place that builds them for the CLI, the HTML report and the workbench.

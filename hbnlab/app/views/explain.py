@@ -38,7 +38,7 @@ class Explanation:
     verdict: str = ""
 
 
-def _heat(p: float) -> str:
+def probability_fill(p: float) -> str:
     """White (0) to deep orange (1) for P(node = 1 | document)."""
     p = float(np.clip(p if np.isfinite(p) else 0.0, 0.0, 1.0))
     r, g, b = 255, int(255 - 140 * p), int(255 - 230 * p)
@@ -127,7 +127,7 @@ def explain_document(est, data, doc, *, label: str, classifier: str) -> Explanat
         others = list(range(1, tree.n_nodes))
         contrib, _ = subtree_contributions(est.params_, xs, others)
         contrib = np.concatenate([[z], contrib[0]])
-        fills = {i: _heat(marg[i]) for i in range(tree.n_nodes)}
+        fills = {i: probability_fill(marg[i]) for i in range(tree.n_nodes)}
         labels = {}
         for i in range(tree.n_nodes):
             if i == 0:
