@@ -64,6 +64,11 @@ log-likelihood, so any value keeps EM monotone; uniform means "no information" w
 configuration is met at prediction time, where keeping the previous value would keep a random
 initial value.  With ``pseudo_count > 0`` no row is ever empty.
 
+With ``pseudo_count = a > 0`` the M-step is the MAP step under a symmetric Dirichlet(a + 1) prior, so
+EM increases ``log L + a * sum log theta`` (over the learned tables), not ``log L`` itself: the
+stopping criterion, the traces and the choice of the best restart then use that log posterior
+(``full_log_likelihood`` / ``conditional_log_likelihood`` of the result stay the plain values).
+
 References
 ----------
 G. Karčiauskas, Text Categorization Using Hierarchical Bayesian Network Classifiers, MSc thesis,
@@ -277,6 +282,16 @@ def m_step(stats: SufficientStatistics, cpts, pseudo_count: float = 0.0):
     return new
 
 
+def _log_prior(cpts, counts) -> np.ndarray:
+    """``sum log theta`` per restart over the tables EM learns (those with statistics)."""
+    total = 0.0
+    for i in counts:
+        c = cpts[i]
+        with np.errstate(divide="ignore"):
+            total = total + np.log(c).reshape(c.shape[0], -1).sum(axis=1)
+    return total
+
+
 def _as_params(tree, cpts, r) -> TreeParameters:
     tables = []
     for c in cpts:
@@ -371,13 +386,14 @@ def fit_em(
     prev = np.full(R, -np.inf)
     last_full = np.full(R, -np.inf)
     last_cond = np.full(R, -np.inf)
+    last_crit = np.full(R, -np.inf)
     n_iter = np.zeros(R, dtype=np.int64)
     converged = np.zeros(R, dtype=bool)
     seconds = np.zeros(R)
     active = np.ones(R, dtype=bool)
 
     def result(cancelled=False):
-        crit = last_full if criterion == "full" else last_cond
+        crit = last_crit
         best = int(np.argmax(np.where(np.isnan(crit), -np.inf, crit)))
         return EMResult(
             params=_as_params(tree, cpts, best), best_restart=best, log_likelihood=float(crit[best]),
@@ -393,7 +409,11 @@ def fit_em(
         stats = e_step(data, sub)
         llf, llc = stats.log_likelihood, stats.conditional_log_likelihood
         crit = llf if criterion == "full" else llc
-        last_full[idx], last_cond[idx] = llf, llc
+        if pseudo_count:
+            # with a pseudo-count the M-step maximises log L + a * sum log theta (MAP under
+            # Dirichlet(a + 1)): that objective rises at every step, log L alone need not
+            crit = crit + pseudo_count * _log_prior(sub, stats.counts)
+        last_full[idx], last_cond[idx], last_crit[idx] = llf, llc, crit
         for r, v in zip(idx.tolist(), crit.tolist()):
             traces[r].append(v)
         if it > 0:

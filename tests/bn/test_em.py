@@ -318,3 +318,23 @@ def test_collapse_patterns_rebuilds_the_documents():
         K.collapse_patterns(X, y, sample_weight=-np.ones(500))
     with pytest.raises(ValueError, match="NaN or infinite"):
         K.collapse_patterns(np.full((2, 2), np.nan))
+
+
+@pytest.mark.parametrize("direction", ["hbn", "hnb"])
+def test_fit_em_with_pseudo_count_stops_on_the_map_objective(direction):
+    """fit_em's criterion with a pseudo-count is the log posterior, which never decreases: no
+    restart is stopped early by a dip of the plain log-likelihood, and the trace is the objective
+    recomputed from the returned tables."""
+    tree, _, X, y = _sampled(direction, seed=2, n=500)
+    a = 0.5
+    res = em.fit_em(tree, X, y, n_restarts=4, random_state=0, pseudo_count=a, stopping="absolute", tol=1e-9,
+                    max_iter=60)
+    for trace in res.traces:
+        assert np.all(np.diff(trace) >= -1e-9 * np.abs(np.asarray(trace[:-1])))
+    best = res.best_restart
+    data = em.EMData.from_documents(tree, X, y)
+    cpts = [np.asarray(res.params.cpt(i))[None] for i in range(tree.n_nodes)]
+    stats = em.e_step(data, cpts)
+    objective = stats.log_likelihood[0] + a * sum(np.log(cpts[i]).sum() for i in stats.counts)
+    assert res.log_likelihood == pytest.approx(objective, rel=1e-9)
+    assert res.full_log_likelihood[best] == pytest.approx(stats.log_likelihood[0], rel=1e-9)
