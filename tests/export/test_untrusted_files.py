@@ -488,7 +488,7 @@ def _container_depth(value) -> int:
 
 
 def test_raw_depth_agrees_with_the_parsed_depth():
-    from hbnlab.export.model_io.container import raw_json_depth
+    from hbnlab._validation import raw_json_depth
 
     for value in ([], {}, [[], {"a": [1, "]]"]}], {"k[": ["\\", '"', '\\"[', [[[]]]]}, "[[", 3,
                   {"a": {"b": {"c": ["\\\\\"{{"]}}}, [[[{"x": "}}}}"}]], "{"]):
