@@ -1,11 +1,15 @@
 """Atomic file writes: write to a temporary file in the same directory, fsync, then rename.
 
 A reader never sees a half-written file; a crash leaves either the old file or the new one.
+:func:`atomic_directory` does the same for a folder of files (a sweep's output).
 """
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -45,3 +49,30 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> Path:
 
 def write_text_atomic(path: Path | str, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+@contextmanager
+def atomic_directory(path: Path | str) -> Iterator[Path]:
+    """Build a folder in a temporary sibling and put it in place of ``path`` when the block ends.
+
+    A reader of ``path`` sees the old folder or the complete new one, never a mix: the old one
+    is renamed aside, the new one renamed in, then the old one deleted (between the two renames,
+    a few microseconds, ``path`` is absent).  If the block raises, the temporary folder is
+    deleted and ``path`` is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())
+        yield tmp
+        old = None
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
+            os.replace(path, old / path.name)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
