@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for resume hints
     if getattr(args, "allow_modified_reuters", False):
         os.environ["HBNLAB_ALLOW_MODIFIED_REUTERS"] = "1"  # read by the Reuters reader here and in workers
     try:

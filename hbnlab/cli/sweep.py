@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -127,6 +128,14 @@ def _config(args):
         raise CLIError(str(e)) from None
 
 
+def resume_command(args, sweep_id: str) -> str:
+    """The command line that resumes this sweep: the one given, with ``--sweep-id`` made explicit."""
+    argv = list(getattr(args, "argv", None) or ["sweep"])
+    if "--sweep-id" not in argv and not any(a.startswith("--sweep-id=") for a in argv):
+        argv += ["--sweep-id", sweep_id]
+    return "hbnlab " + shlex.join(argv)
+
+
 def default_sweep_id(config, data) -> str:
     """``sweep-`` + a hash of the settings and the data: the same command resumes the same sweep."""
     h = hashlib.sha256(json.dumps([config.to_dict(), data.fingerprint], sort_keys=True).encode()).hexdigest()
@@ -180,6 +189,7 @@ def cmd_sweep(args) -> int:
         status = sw.sweep_status(registry, args.sweep_id)
         for stage, counts in status.items():
             print(f"{stage:<10} " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no cells"))
+        registry.close()
         return 0
 
     config = _config(args)
@@ -210,7 +220,7 @@ def cmd_sweep(args) -> int:
         print(f"sweep {sweep_id} {result.state}:", file=sys.stderr)
         for e in result.errors:
             print(f"  {e}", file=sys.stderr)
-        print(f"run again with --sweep-id {sweep_id} to resume", file=sys.stderr)
+        print(f"resume with: {resume_command(args, sweep_id)}", file=sys.stderr)
         return 1
     print()
     print(sw.format_table_markdown(result.table))
@@ -222,6 +232,7 @@ def _run_and_write(args, config, data, registry, sweep_id, out_dir, t_data):
     """Run the sweep and write its folder (the caller owns the sweep's lock); ``(None, None)``
     when interrupted."""
     from hbnlab.experiments import sweep as sw
+    from hbnlab.jobs.runner import SystemFailureError
 
     runner, where = _runner(args, registry)
     print(f"running on the {where}; registry {registry.path}")
@@ -237,6 +248,10 @@ def _run_and_write(args, config, data, registry, sweep_id, out_dir, t_data):
     except TimeoutError as e:
         runner.shutdown(wait=False, interrupt=True)
         raise CLIError(f"{e}; resume with --sweep-id {sweep_id}") from None
+    except SystemFailureError as e:
+        runner.shutdown(wait=False, interrupt=True)
+        raise CLIError(f"sweep {sweep_id} stopped: {e}. Finished cells are kept; free the space (or fix the "
+                       f"mount), then resume with: {resume_command(args, sweep_id)}") from None
     runner.shutdown(wait=True)
     result.timings["data_seconds"] = t_data
     result.timings["backend"] = where

@@ -1,7 +1,8 @@
 """Atomic file writes: write to a temporary file in the same directory, fsync, then rename.
 
-A reader never sees a half-written file; a crash leaves either the old file or the new one.
-:func:`atomic_directory` does the same for a folder of files (a sweep's output).
+A reader never sees a half-written file; a crash leaves either the old file or the new one, and
+a failed write (a full disk, a quota, a read-only mount) leaves no temporary file and raises
+:class:`WriteError` naming the file.  :func:`atomic_directory` does the same for a folder of files (a sweep's output).
 """
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from hbnlab._validation import HbnlabError
+
+
+class WriteError(HbnlabError, OSError):
+    """A file could not be written; ``errno`` is the OS's, the message names the file."""
 
 
 def _umask() -> int:
@@ -26,7 +33,17 @@ def _umask() -> int:
 
 
 def write_bytes_atomic(path: Path | str, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically; an OS error is a :class:`WriteError` naming ``path``."""
     path = Path(path)
+    try:
+        return _write_bytes_atomic(path, data)
+    except WriteError:
+        raise
+    except OSError as exc:
+        raise WriteError(exc.errno, f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

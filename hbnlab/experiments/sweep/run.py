@@ -53,7 +53,8 @@ from hbnlab.experiments.sweep.data import SweepData, sweep_categories
 from hbnlab.experiments.sweep.tables import SweepResult, sweep_table
 from hbnlab.jobs import JobSpec
 from hbnlab.jobs.locks import group_lock
-from hbnlab.jobs.runner import as_registry
+from hbnlab.jobs.records import system_failure
+from hbnlab.jobs.runner import SystemFailureError, as_registry
 
 __all__ = ["CONTROL_KIND", "CONTROL_BACKEND", "choose_configs", "run_sweep", "cancel_sweep", "sweep_status",
            "sweep_lock"]
@@ -235,10 +236,19 @@ def sweep_status(registry, sweep_id: str) -> dict:
 
 
 def _wait_phase(runner, ids: list, phase: str, progress, timeout):
-    cb = None
-    if progress is not None:
-        def cb(counts):
+    """Wait for the phase's jobs; a cell that failed for a system reason (a full disk, a quota, a
+    read-only mount) stops the wait at once with :class:`~hbnlab.jobs.runner.SystemFailureError`:
+    every other cell would fail the same way, or never start."""
+    failed_seen = [0]
+
+    def cb(counts):
+        if progress is not None:
             progress(phase, counts, len(ids))
+        if counts.get("failed", 0) > failed_seen[0]:
+            failed_seen[0] = counts["failed"]
+            for rec in runner.registry.list(ids=ids, states=["failed"]):
+                if system_failure(rec.error):
+                    raise SystemFailureError(f"{phase} cell job {rec.id} ({rec.label}) failed: {rec.error}")
     return runner.wait(ids, timeout=timeout, poll=0.2, callback=cb)
 
 
@@ -298,9 +308,15 @@ def run_sweep(config: SweepConfig, data: SweepData, runner, *, sweep_id: str,
     ------
     GroupLockedError
         Another process (or thread) runs the same ``sweep_id`` (:func:`sweep_lock`).
+    SystemFailureError
+        A cell failed, or the runner cannot dispatch, for a system reason (a full disk, a quota,
+        a read-only mount); the phase stops, its finished cells are kept for the resume.
     """
     if not isinstance(sweep_id, str) or not sweep_id.strip():
         raise SweepError(f"sweep_id must be a non-empty string, got {sweep_id!r}")
+    if max(config.n_features) > data.max_features:
+        raise SweepError(f"n_features {max(config.n_features)} exceeds the {data.max_features} terms per category "
+                         "kept in the sweep data; prepare it with this config")
     with sweep_lock(runner.registry, sweep_id):
         return _run_sweep(config, data, runner, sweep_id, progress, timeout, log)
 
@@ -309,9 +325,6 @@ def _run_sweep(config, data, runner, sweep_id, progress, timeout, log) -> SweepR
     say = log or (lambda msg: None)
     since = time.time()
     t_start = time.perf_counter()
-    if max(config.n_features) > data.max_features:
-        raise SweepError(f"n_features {max(config.n_features)} exceeds the {data.max_features} terms per category "
-                         "kept in the sweep data; prepare it with this config")
     cats = sweep_categories(config, data)
     cols = [data.category_index(c) for c in cats]
     result = SweepResult(sweep_id, config, "running", _data_info(data), cats, Y_test=data.Y_test[:, cols])

@@ -136,7 +136,7 @@ def test_status_reads_a_read_only_registry(tmp_path, capsys):
         assert _snapshot(target) == before  # nothing written, not even a lock file
     finally:
         if mounted:
-            subprocess.run(["umount", str(mnt)], check=True)
+            subprocess.run(["umount", "-l", str(mnt)], check=True)
 
 
 def test_output_folder_is_replaced_whole_or_not_at_all(tmp_path):
