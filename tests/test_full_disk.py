@@ -171,3 +171,46 @@ def test_runner_wait_stops_when_the_runner_thread_cannot_write(tmp_path):
 ])
 def test_system_failure_classifies_recorded_errors(text, reason):
     assert system_failure(text) == reason
+
+
+def test_reuters_download_to_a_full_disk_names_the_file(tmp_path, monkeypatch):
+    import http.server
+    import threading
+    from functools import partial
+
+    from hbnlab.corpus import CorpusError, fetch_reuters21578
+
+    www = tmp_path / "www"
+    www.mkdir()
+    (www / "r.tar.gz").write_bytes(os.urandom(300_000))  # incompressible: fills a 64 KiB disk
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(http.server.SimpleHTTPRequestHandler,
+                                                                      directory=str(www)))
+    httpd.RequestHandlerClass.log_message = lambda *a: None
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        with small_filesystem(tmp_path / "fs", "64k") as fs:
+            home = fs or tmp_path / "home"
+            if fs is None:
+                real_open = open
+
+                class FullFile:
+                    def __init__(self, f):
+                        self.f = f
+
+                    def __enter__(self):
+                        return self
+
+                    def __exit__(self, *a):
+                        self.f.close()
+
+                    def write(self, data):
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                monkeypatch.setattr("builtins.open", lambda p, m="r", *a, **k: FullFile(real_open(p, m, *a, **k))
+                                    if str(p).endswith(".tar.gz") and "w" in m else real_open(p, m, *a, **k))
+            url = f"http://127.0.0.1:{httpd.server_address[1]}/r.tar.gz"
+            with pytest.raises(CorpusError, match=r"cannot write .*/reuters21578\.tar\.gz: No space left on device"):
+                fetch_reuters21578(home, url=url, checksums={"reut2-000.sgm": "0" * 64})
+            assert [p.name for p in home.iterdir()] == []  # the temporary folder is gone
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
