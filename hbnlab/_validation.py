@@ -134,8 +134,9 @@ _BRACKET[[ord("]"), ord("}")]] = -1
 
 
 def raw_json_depth(raw: bytes) -> int:
-    """Nesting depth of JSON text, counted on the bytes without parsing them (vectorised: ~40 ms
-    per MiB, where parsing costs ~200 ms and 100 MB per MiB).
+    """Nesting depth of JSON text (how many arrays / objects enclose the deepest value), counted on
+    the bytes without parsing them: vectorised, a few tens of milliseconds per MiB, and no Python
+    object per value.
 
     Escaped backslashes and quotes are dropped, then a byte lies inside a string when an odd
     number of quotes precede it; brackets outside strings are summed.

@@ -45,9 +45,10 @@ class LoadLimits:
         Size of the model file itself.
     max_json_bytes : int
         Uncompressed size of ``model.json``, checked while it is decompressed, before it is parsed.
-        Parsing costs about 0.2 s and 100 MB of memory per MiB of numbers, so the default is 8 MiB:
-        five times the largest real ``model.json`` (a 20 Newsgroups vocabulary of 130,000 terms is
-        1.5 MB; the learned numbers live in ``arrays.npz``).
+        Parsing is the expensive step (a 60 MB ``model.json`` of numbers took 12 s and 550 MB of
+        memory before a later check refused it), so the default is 8 MiB: several times the
+        largest real ``model.json`` (the learned numbers live in ``arrays.npz``; the biggest JSON
+        item is the vocabulary, about 1.5 MB for 130,000 terms).
     max_arrays_bytes : int
         Uncompressed size of ``arrays.npz``, and of all arrays in it together.
     max_arrays : int
