@@ -88,17 +88,19 @@ class SQLiteStore:
         if not self.db_path.is_file():
             raise RegistryError(f"run registry {self.db_path} does not exist")
         uri = self.db_path.absolute().as_uri()
-        try:
-            con = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=self.timeout, isolation_level=None,
-                                  check_same_thread=False, factory=_Connection)
-            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except sqlite3.Error:
+        con = None
+        for query in ("mode=ro", "immutable=1"):
             try:
-                con = sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None,
+                con = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=self.timeout, isolation_level=None,
                                       check_same_thread=False, factory=_Connection)
                 con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                break
             except sqlite3.Error as exc:
-                raise self._error(exc, "opening read-only") from exc
+                if con is not None:
+                    con.close()
+                    con = None
+                if query == "immutable=1":
+                    raise self._error(exc, "opening read-only") from exc
         con.execute("PRAGMA query_only = ON")
         with self._conn_lock:
             self._all_connections.add(con)
