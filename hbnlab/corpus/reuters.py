@@ -319,7 +319,7 @@ def _describe_foreign(data: bytes) -> str:
     """Why a file whose SHA-256 differs is not (or no longer) a Reuters-21578 SGML file."""
     if not data:
         return "the file is empty"
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or data[1:200:2].count(0) > 50:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or max(data[0:200:2].count(0), data[1:200:2].count(0)) > 50:
         return "the file is UTF-16 text, not the latin-1 SGML of Distribution 1.0"
     if b"<REUTERS" not in data:
         return "the file holds no <REUTERS> record (not Reuters-21578 SGML)"

@@ -26,6 +26,7 @@ def _damaged_copy(src, tmp_path, damage: str):
     data = {"empty": b"",
             "random": bytes(range(256)) * 4096,
             "utf16": original.decode("latin-1").encode("utf-16"),
+            "utf16be": original.decode("latin-1").encode("utf-16-be"),  # no byte-order mark
             "one-byte": original[:-2] + b"X" + original[-1:]}[damage]
     (root / REUTERS_FILES[0]).write_bytes(data)
     return root
@@ -34,6 +35,7 @@ def _damaged_copy(src, tmp_path, damage: str):
 @pytest.mark.parametrize("damage, what", [("empty", "the file is empty"),
                                           ("random", "no <REUTERS> record"),
                                           ("utf16", "UTF-16"),
+                                          ("utf16be", "UTF-16"),
                                           ("one-byte", "damaged or modified")])
 def test_damaged_file_is_an_error_naming_it(reuters_path, tmp_path, monkeypatch, damage, what):
     monkeypatch.delenv(ALLOW_MODIFIED_ENV, raising=False)
