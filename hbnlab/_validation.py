@@ -12,6 +12,8 @@ same message wherever it enters:
 * :func:`as_binary` turns a term matrix (counts or 0/1, dense or sparse) into a sparse 0/1
   matrix; :func:`check_y01` checks a binary label vector; :func:`check_branching_factor` checks
   the branching factor B of a tree.
+* :func:`raw_json_depth` measures the nesting of untrusted JSON text before it is parsed (model
+  files, JSONL uploads).
 
 This module imports nothing from hbnlab: every other module may import it.
 """
@@ -22,7 +24,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["HbnlabError", "Cancelled", "as_binary", "check_y01", "check_branching_factor"]
+__all__ = ["HbnlabError", "Cancelled", "as_binary", "check_y01", "check_branching_factor", "raw_json_depth"]
 
 
 class HbnlabError(Exception):
@@ -124,3 +126,27 @@ def check_branching_factor(B, *, minimum: int = 2, name: str = "branching factor
     if isinstance(B, bool) or not isinstance(B, numbers.Integral) or B < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {B!r}")
     return int(B)
+
+
+_BRACKET = np.zeros(256, dtype=np.int8)
+_BRACKET[[ord("["), ord("{")]] = 1
+_BRACKET[[ord("]"), ord("}")]] = -1
+
+
+def raw_json_depth(raw: bytes) -> int:
+    """Nesting depth of JSON text (how many arrays / objects enclose the deepest value), counted on
+    the bytes without parsing them: vectorised, a few tens of milliseconds per MiB, and no Python
+    object per value.
+
+    Escaped backslashes and quotes are dropped, then a byte lies inside a string when an odd
+    number of quotes precede it; brackets outside strings are summed.
+
+    Examples
+    --------
+    >>> raw_json_depth(b'{"a": [1, {"b": "[[\\\\\\"[["}]}')
+    3
+    """
+    a = np.frombuffer(raw.replace(b"\\\\", b"").replace(b'\\"', b""), dtype=np.uint8)
+    # the parity of the quotes seen so far (uint8 wraps at 256, which keeps the parity)
+    outside = (np.cumsum((a == ord('"')).view(np.uint8), dtype=np.uint8) & 1) == 0
+    return int(np.cumsum(_BRACKET[a] * outside, dtype=np.int32).max(initial=0))

@@ -25,6 +25,9 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
     p.add_argument("--corpus", default=default, help="synthetic | reuters | PATH (directory, table, zip)")
     p.add_argument("--reuters-dir", default=None, help="Reuters-21578 directory (default $HBNLAB_REUTERS_DIR, "
                                                        "else the verified download cache)")
+    p.add_argument("--allow-modified-reuters", action="store_true",
+                   help="read a Reuters-21578 copy whose files differ from Distribution 1.0 (SHA-256, counts) "
+                        "with a warning instead of an error; sets $HBNLAB_ALLOW_MODIFIED_REUTERS=1 for workers too")
     p.add_argument(seed_flag, type=int, default=0, help="seed of the synthetic corpus")
     if synthetic_size:
         p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")

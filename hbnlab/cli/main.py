@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from hbnlab._validation import HbnlabError
@@ -53,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for resume hints
+    if getattr(args, "allow_modified_reuters", False):
+        os.environ["HBNLAB_ALLOW_MODIFIED_REUTERS"] = "1"  # read by the Reuters reader here and in workers
     try:
         return args.func(args) or 0
     except (HbnlabError, ValueError, OSError) as e:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -127,6 +128,14 @@ def _config(args):
         raise CLIError(str(e)) from None
 
 
+def resume_command(args, sweep_id: str) -> str:
+    """The command line that resumes this sweep: the one given, with ``--sweep-id`` made explicit."""
+    argv = list(getattr(args, "argv", None) or ["sweep"])
+    if "--sweep-id" not in argv and not any(a.startswith("--sweep-id=") for a in argv):
+        argv += ["--sweep-id", sweep_id]
+    return "hbnlab " + shlex.join(argv)
+
+
 def default_sweep_id(config, data) -> str:
     """``sweep-`` + a hash of the settings and the data: the same command resumes the same sweep."""
     h = hashlib.sha256(json.dumps([config.to_dict(), data.fingerprint], sort_keys=True).encode()).hexdigest()
@@ -156,6 +165,7 @@ def _runner(args, registry):
 def cmd_sweep(args) -> int:
     from hbnlab.experiments import sweep as sw
     from hbnlab.jobs import RegistryError, RunRegistry
+    from hbnlab.jobs.locks import GroupLockedError
     from hbnlab.pipeline.corpus_spec import data_home
 
     # one BLAS thread per worker process: N workers = N cores (workers inherit the environment)
@@ -163,20 +173,23 @@ def cmd_sweep(args) -> int:
         os.environ.setdefault(var, "1")
     if args.workers < 1:
         raise CLIError(f"--workers must be >= 1, got {args.workers}")
+    if (args.cancel or args.status) and not args.sweep_id:
+        raise CLIError("--cancel and --status need --sweep-id")
     try:
-        registry = RunRegistry(args.registry or data_home() / "runs")
+        # --status only reads: it works on a read-only registry and never waits for the sweep's lock
+        registry = RunRegistry(args.registry or data_home() / "runs",
+                               read_only=args.status and not args.cancel)
     except RegistryError as e:
         raise CLIError(str(e)) from None
 
     if args.cancel or args.status:
-        if not args.sweep_id:
-            raise CLIError("--cancel and --status need --sweep-id")
         if args.cancel:
             ids = sw.cancel_sweep(registry, args.sweep_id)
             print(f"sweep {args.sweep_id}: cancel requested for {len(ids)} job(s)")
         status = sw.sweep_status(registry, args.sweep_id)
         for stage, counts in status.items():
             print(f"{stage:<10} " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "no cells"))
+        registry.close()
         return 0
 
     config = _config(args)
@@ -194,6 +207,33 @@ def cmd_sweep(args) -> int:
     print(f"sweep {sweep_id}: {len(data.categories)} categories, clusterings {', '.join(config.clusterings)}, "
           f"{n_val} validation + {n_test} test cells, {config.n_restarts} EM restarts "
           f"(data ready in {t_data:.1f} s, {len(data.names)} terms kept)")
+    try:
+        with sw.sweep_lock(registry, sweep_id):
+            paths, result = _run_and_write(args, config, data, registry, sweep_id, out_dir, t_data)
+    except GroupLockedError as e:
+        raise CLIError(str(e)) from None
+    if paths is None:
+        return 130
+    for stage, stats in result.job_stats.items():
+        print(f"{stage}: " + ", ".join(f"{n} {k}" for k, n in stats.items()))
+    if result.state != "done":
+        print(f"sweep {sweep_id} {result.state}:", file=sys.stderr)
+        for e in result.errors:
+            print(f"  {e}", file=sys.stderr)
+        print(f"resume with: {resume_command(args, sweep_id)}", file=sys.stderr)
+        return 1
+    print()
+    print(sw.format_table_markdown(result.table))
+    print(f"wrote {', '.join(str(p) for k, p in paths.items() if not k.startswith('report:csv'))}")
+    return 0
+
+
+def _run_and_write(args, config, data, registry, sweep_id, out_dir, t_data):
+    """Run the sweep and write its folder (the caller owns the sweep's lock); ``(None, None)``
+    when interrupted."""
+    from hbnlab.experiments import sweep as sw
+    from hbnlab.jobs.runner import SystemFailureError
+
     runner, where = _runner(args, registry)
     print(f"running on the {where}; registry {registry.path}")
     bar = TerminalProgress(interval=args.progress_interval)
@@ -204,28 +244,21 @@ def cmd_sweep(args) -> int:
         runner.shutdown(wait=False, interrupt=True)
         print(f"\ninterrupted: unfinished cells are marked interrupted; run the same command with "
               f"--sweep-id {sweep_id} to resume", file=sys.stderr)
-        return 130
+        return None, None
     except TimeoutError as e:
         runner.shutdown(wait=False, interrupt=True)
         raise CLIError(f"{e}; resume with --sweep-id {sweep_id}") from None
+    except SystemFailureError as e:
+        runner.shutdown(wait=False, interrupt=True)
+        raise CLIError(f"sweep {sweep_id} stopped: {e}. Finished cells are kept; free the space (or fix the "
+                       f"mount), then resume with: {resume_command(args, sweep_id)}") from None
     runner.shutdown(wait=True)
     result.timings["data_seconds"] = t_data
     result.timings["backend"] = where
     if result.table:
         result.table["timings"] = dict(result.timings)
     paths = result.write(out_dir, report=not args.no_report)
-    for stage, stats in result.job_stats.items():
-        print(f"{stage}: " + ", ".join(f"{n} {k}" for k, n in stats.items()))
-    if result.state != "done":
-        print(f"sweep {sweep_id} {result.state}:", file=sys.stderr)
-        for e in result.errors:
-            print(f"  {e}", file=sys.stderr)
-        print(f"run again with --sweep-id {sweep_id} to resume", file=sys.stderr)
-        return 1
-    print()
-    print(sw.format_table_markdown(result.table))
-    print(f"wrote {', '.join(str(p) for k, p in paths.items() if not k.startswith('report:csv'))}")
-    return 0
+    return paths, result
 
 
 def register(subparsers) -> None:

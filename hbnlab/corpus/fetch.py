@@ -15,6 +15,7 @@ against the SHA-256 list shipped in ``hbnlab/data/reuters21578.sha256``:
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import http.client
 import os
@@ -138,7 +139,11 @@ def safe_extract_tar(archive: Path, dest: Path, *, source: str,
             tar.extractall(dest, members=members, **kwargs)
     except CorpusError:
         raise
-    except (tarfile.TarError, EOFError, OSError, ValueError) as exc:
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise CorpusError(f"cannot extract {source} into {dest}: {exc.strerror}") from None
+        raise CorpusError(f"{source}: not a readable tar.gz archive ({exc})") from None
+    except (tarfile.TarError, EOFError, ValueError) as exc:
         raise CorpusError(f"{source}: not a readable tar.gz archive ({exc})") from None
 
 
@@ -153,7 +158,10 @@ def _download(url: str, dest: Path, progress: Callable[[float, str], None] | Non
                 chunk = resp.read(_CHUNK)
                 if not chunk:
                     break
-                out.write(chunk)
+                try:
+                    out.write(chunk)
+                except OSError as exc:  # a full disk or quota: name the file, not the URL
+                    raise CorpusError(f"cannot write {dest}: {exc.strerror or exc}") from None
                 done += len(chunk)
                 if progress is not None:
                     frac = min(done / size, 1.0) * 0.9 if size else 0.0

@@ -21,7 +21,8 @@ Rules shared by all readers
   without training documents gets its first test document (in permutation order) moved back to
   training.
 * **Size limit**: ``max_bytes`` (default 200 MB) bounds a file, an upload, a folder's total and a
-  ZIP's total uncompressed size; ``None`` disables it.
+  ZIP's total uncompressed size; ``None`` disables it.  A JSONL record nested deeper than
+  ``MAX_JSONL_DEPTH`` levels is refused, naming its line, before it is parsed.
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
+
+from hbnlab._validation import raw_json_depth
 
 from ._common import (
     DEFAULT_MAX_BYTES,
@@ -64,6 +67,8 @@ _LABEL_SEPARATORS = (",", ";", "|")
 _SPLIT_VALUES = {"train": "train", "test": "test"}
 _SKIP_NAMES = {"__MACOSX", "Thumbs.db", "desktop.ini"}
 MAX_ZIP_MEMBERS = 200_000
+#: Nesting depth of one JSONL record (a record is an object of strings and lists: depth 2).
+MAX_JSONL_DEPTH = 16
 _CSV_FIELD_LIMIT = 2**31 - 1
 
 _TABLE_KW = {"text_column", "labels_column", "label_sep", "id_column", "title_column", "split_column",
@@ -142,12 +147,19 @@ def _csv_rows(text: str, source: str, delimiter: str) -> tuple[list[str], Iterat
 
 def _jsonl_rows(text: str, source: str) -> tuple[list[str], Iterator[tuple[str, dict]]]:
     lines = text.split("\n")
+    # the nesting is counted on the raw text, once for the file, before any line is parsed
+    deep = raw_json_depth(text.encode("utf-8", "surrogatepass")) > MAX_JSONL_DEPTH
     parsed: list[tuple[str, dict]] = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        if deep and raw_json_depth(line.encode("utf-8", "surrogatepass")) > MAX_JSONL_DEPTH:
+            raise CorpusError(f"line {lineno} of {source}: JSON nested deeper than {MAX_JSONL_DEPTH} levels "
+                              f"(a record is an object of strings and lists of strings)")
         try:
             obj = json.loads(line)
+        except RecursionError:
+            raise CorpusError(f"line {lineno} of {source}: JSON nested too deeply") from None
         except json.JSONDecodeError as exc:
             raise CorpusError(f"line {lineno} of {source}: invalid JSON ({exc.msg} at column {exc.colno})") from None
         if not isinstance(obj, dict):

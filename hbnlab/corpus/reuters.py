@@ -54,22 +54,46 @@ impossible time ``605:12:19.12`` and gets midnight of its day).
 
 The training-0 / validation split (thesis sec. 4.1.1: 5,827 / 1,942 "according to the time of
 documents") is :func:`train0_validation_split`.
+
+Verification.  Every read checks the 22 files against the SHA-256 list shipped in
+``hbnlab/data/reuters21578.sha256`` and the parsed collection against the counts of
+Distribution 1.0 (:data:`REUTERS_RECORDS_PER_FILE`, :data:`REUTERS_MODAPTE_COUNTS`).  A damaged,
+empty or foreign file (random bytes, UTF-16, another collection) is a :class:`CorpusError` that
+names it: without the check such a file parses to zero records and the corpus silently loses a
+twenty-second of its documents.  A deliberately modified copy loads with ``verify=False``, the
+CLI option ``--allow-modified-reuters`` or ``HBNLAB_ALLOW_MODIFIED_REUTERS=1``; each difference
+is then a warning.  Hashing the 28 MB already read costs about 40 ms, a small part of the
+parse, so the digests are not cached.
 """
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 
 from ._common import has_letters
 from .base import Corpus, CorpusError, Document
+from .fetch import shipped_checksums
 
 #: ``Corpus.name`` of Reuters-21578 ModApte (the thesis's reference values apply to it).
 REUTERS_NAME = "reuters21578-modapte"
 
 #: The 22 files of Distribution 1.0.
 REUTERS_FILES = tuple(f"reut2-{i:03d}.sgm" for i in range(22))
+
+#: ``<REUTERS>`` records per file of Distribution 1.0 (README.txt sec. VI: 1,000 each, 578 in the last).
+REUTERS_RECORDS_PER_FILE = {name: 1000 for name in REUTERS_FILES[:-1]} | {REUTERS_FILES[-1]: 578}
+
+#: What :func:`load_reuters21578` gets from Distribution 1.0 (see the module docstring).
+REUTERS_MODAPTE_COUNTS = {"n_records": 21578, "n_modapte_train": 9603, "n_modapte_test": 3299,
+                          "train": 7770, "test": 3019, "n_categories": 90}
+
+#: Environment variable that, set to ``1``, makes ``verify=None`` accept modified copies.
+ALLOW_MODIFIED_ENV = "HBNLAB_ALLOW_MODIFIED_REUTERS"
 
 #: Thesis sec. 4.1.1: the training set of 7769 documents is split by time into 5827 / 1942.
 THESIS_TRAIN0 = 5827
@@ -280,15 +304,72 @@ def _modapte(records: Iterable[dict], source: str) -> tuple[list[Document], dict
     return docs, stats
 
 
+def resolve_verify(verify: bool | None) -> bool:
+    """``verify`` as given, or when ``None``: True unless ``$HBNLAB_ALLOW_MODIFIED_REUTERS`` is ``1``."""
+    if verify is None:
+        return os.environ.get(ALLOW_MODIFIED_ENV, "").strip() not in ("1", "true", "yes")
+    return bool(verify)
+
+
+_ALLOW_HINT = (f"to read a modified copy anyway pass verify=False, the CLI option --allow-modified-reuters "
+               f"or set {ALLOW_MODIFIED_ENV}=1")
+
+
+def _describe_foreign(data: bytes) -> str:
+    """Why a file whose SHA-256 differs is not (or no longer) a Reuters-21578 SGML file."""
+    if not data:
+        return "the file is empty"
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or max(data[0:200:2].count(0), data[1:200:2].count(0)) > 50:
+        return "the file is UTF-16 text, not the latin-1 SGML of Distribution 1.0"
+    if b"<REUTERS" not in data:
+        return "the file holds no <REUTERS> record (not Reuters-21578 SGML)"
+    return "the file is damaged or modified"
+
+
+def _differences(problems: list[str], source: str, verify: bool) -> None:
+    """Raise (``verify``) or warn about the differences from Distribution 1.0 (the first three named)."""
+    if not problems:
+        return
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    listed = "; ".join(problems[:3]) + more
+    if verify:
+        raise CorpusError(f"{source}: not Reuters-21578 Distribution 1.0: {listed}; {_ALLOW_HINT}")
+    warnings.warn(f"{source}: reading a modified Reuters-21578 copy: {listed}", UserWarning, stacklevel=5)
+
+
+def _check_files(files: Mapping[str, bytes], source: str, verify: bool) -> None:
+    sums = shipped_checksums()
+    problems = []
+    for name in REUTERS_FILES:
+        data = files[name]
+        if hashlib.sha256(data).hexdigest() != sums[name]:
+            problems.append(f"{name}: SHA-256 differs from the shipped list, {_describe_foreign(data)} "
+                            f"({len(data):,} bytes)")
+    _differences(problems, source, verify)
+
+
+def _check_counts(per_file: dict[str, int], stats: dict, docs: list[Document], source: str, verify: bool) -> None:
+    got = {**{k: stats[k] for k in ("n_records", "n_modapte_train", "n_modapte_test", "n_categories")},
+           "train": sum(d.split == "train" for d in docs), "test": sum(d.split == "test" for d in docs)}
+    problems = [f"{k} = {got[k]}, expected {v}" for k, v in REUTERS_MODAPTE_COUNTS.items() if got[k] != v]
+    problems += [f"{name}: {per_file[name]} <REUTERS> records, expected {n}"
+                 for name, n in REUTERS_RECORDS_PER_FILE.items() if per_file[name] != n]
+    _differences(problems, source, verify)
+
+
 def _read_reuters_files(files: Mapping[str, bytes], source: str,
-                        progress: Callable[[float, str], None] | None) -> Corpus:
+                        progress: Callable[[float, str], None] | None, verify: bool | None = None) -> Corpus:
+    """Parse the 22 files (``{name: bytes}``), check them (:func:`resolve_verify`), apply ModApte."""
     missing = [f for f in REUTERS_FILES if f not in files]
     if missing:
         raise CorpusError(
             f"{source}: Reuters-21578 needs all 22 files reut2-000.sgm ... reut2-021.sgm; missing: "
             + ", ".join(missing)
         )
+    verify = resolve_verify(verify)
+    _check_files(files, source, verify)
     records: list[dict] = []
+    per_file: dict[str, int] = {}
     for k, name in enumerate(REUTERS_FILES):
         if progress is not None:
             progress(k / len(REUTERS_FILES), f"parsing {name}")
@@ -296,7 +377,9 @@ def _read_reuters_files(files: Mapping[str, bytes], source: str,
         for r in recs:
             r["_file"] = name
         records.extend(recs)
+        per_file[name] = len(recs)
     docs, stats = _modapte(records, source)
+    _check_counts(per_file, stats, docs, source, verify)
     if progress is not None:
         progress(1.0, f"{len(docs)} ModApte documents")
     meta = {
@@ -308,7 +391,8 @@ def _read_reuters_files(files: Mapping[str, bytes], source: str,
     return Corpus(REUTERS_NAME, tuple(docs), synthetic=False, meta=meta)
 
 
-def load_reuters21578(path, *, progress: Callable[[float, str], None] | None = None) -> Corpus:
+def load_reuters21578(path, *, progress: Callable[[float, str], None] | None = None,
+                      verify: bool | None = None) -> Corpus:
     """Read Reuters-21578 Distribution 1.0 and return its ModApte split (thesis sec. 4.1.1).
 
     Parameters
@@ -318,6 +402,11 @@ def load_reuters21578(path, *, progress: Callable[[float, str], None] | None = N
         :func:`hbnlab.corpus.fetch_reuters21578`).
     progress : callable, optional
         Called as ``progress(fraction, message)`` with ``fraction`` in [0, 1] as files are parsed.
+    verify : bool, optional
+        True: a file whose SHA-256 is not the shipped one, or a collection whose record or ModApte
+        counts differ from Distribution 1.0, is a CorpusError.  False: a modified copy loads and
+        each difference is a warning.  None (default): True unless ``$HBNLAB_ALLOW_MODIFIED_REUTERS``
+        is ``1`` (the CLI's ``--allow-modified-reuters`` sets it).
 
     Returns
     -------
@@ -331,7 +420,8 @@ def load_reuters21578(path, *, progress: Callable[[float, str], None] | None = N
     Raises
     ------
     CorpusError
-        A missing directory or file (named), or a malformed SGML file (named with the line).
+        A missing directory or file (named), a malformed SGML file (named with the line), or with
+        ``verify`` a damaged, empty or foreign file (named, with what is wrong).
     """
     root = Path(path)
     if not root.is_dir():
@@ -341,7 +431,7 @@ def load_reuters21578(path, *, progress: Callable[[float, str], None] | None = N
         p = root / name
         if p.is_file():
             files[name] = p.read_bytes()
-    return _read_reuters_files(files, str(root), progress)
+    return _read_reuters_files(files, str(root), progress, verify)
 
 
 def modapte_counts(corpus: Corpus) -> dict:

@@ -1,12 +1,23 @@
 """Atomic file writes: write to a temporary file in the same directory, fsync, then rename.
 
-A reader never sees a half-written file; a crash leaves either the old file or the new one.
+A reader never sees a half-written file; a crash leaves either the old file or the new one, and
+a failed write (a full disk, a quota, a read-only mount) leaves no temporary file and raises
+:class:`WriteError` naming the file.  :func:`atomic_directory` does the same for a folder of files (a sweep's output).
 """
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from hbnlab._validation import HbnlabError
+
+
+class WriteError(HbnlabError, OSError):
+    """A file could not be written; ``errno`` is the OS's, the message names the file."""
 
 
 def _umask() -> int:
@@ -22,7 +33,17 @@ def _umask() -> int:
 
 
 def write_bytes_atomic(path: Path | str, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically; an OS error is a :class:`WriteError` naming ``path``."""
     path = Path(path)
+    try:
+        return _write_bytes_atomic(path, data)
+    except WriteError:
+        raise
+    except OSError as exc:
+        raise WriteError(exc.errno, f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -45,3 +66,30 @@ def write_bytes_atomic(path: Path | str, data: bytes) -> Path:
 
 def write_text_atomic(path: Path | str, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+@contextmanager
+def atomic_directory(path: Path | str) -> Iterator[Path]:
+    """Build a folder in a temporary sibling and put it in place of ``path`` when the block ends.
+
+    A reader of ``path`` sees the old folder or the complete new one, never a mix: the old one
+    is renamed aside, the new one renamed in, then the old one deleted (between the two renames,
+    a few microseconds, ``path`` is absent).  If the block raises, the temporary folder is
+    deleted and ``path`` is untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())
+        yield tmp
+        old = None
+        if path.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent))
+            os.replace(path, old / path.name)
+        os.replace(tmp, path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -9,6 +9,8 @@ Job life cycle::
 """
 from __future__ import annotations
 
+import errno
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -17,7 +19,7 @@ from hbnlab.jobs.spec import JobSpec
 
 __all__ = [
     "STATES", "ACTIVE_STATES", "TERMINAL_STATES", "FINISH_STATES", "RegistryError", "JobNotFound",
-    "JobRecord", "LogEntry", "Claim", "Beat",
+    "JobRecord", "LogEntry", "Claim", "Beat", "SYSTEM_ERRNOS", "system_failure",
 ]
 
 STATES = ("queued", "running", "done", "failed", "cancelled", "interrupted")
@@ -29,6 +31,25 @@ FINISH_STATES = ("done", "failed", "cancelled")
 
 class RegistryError(HbnlabError, RuntimeError):
     """The run registry cannot be read or written (path, permissions, full disk, bad state)."""
+
+
+#: OS errors that no retry fixes until someone acts on the machine: a full disk, an exhausted
+#: quota, a read-only mount.
+SYSTEM_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)
+_SYSTEM_PHRASES = tuple(os.strerror(e) for e in SYSTEM_ERRNOS) + (
+    "database or disk is full",      # SQLite's SQLITE_FULL
+    "attempt to write a readonly database",
+)
+
+
+def system_failure(error) -> str | None:
+    """The system reason (``"No space left on device"`` ...) an exception or a recorded job error
+    names, or None.  Job errors are stored as text, so the test is on the message; an
+    ``OSError`` is also recognised by its errno."""
+    if isinstance(error, OSError) and error.errno in SYSTEM_ERRNOS:
+        return os.strerror(error.errno)
+    text = str(error or "")
+    return next((p for p in _SYSTEM_PHRASES if p.lower() in text.lower()), None)
 
 
 class JobNotFound(RegistryError):

@@ -104,6 +104,10 @@ class RunRegistry(SQLiteStore):
         orphaned (on this host the worker's process is checked directly).
     recover : bool, default True
         On open, mark running jobs whose worker is gone as ``interrupted`` (:meth:`recover`).
+    read_only : bool, default False
+        Open an existing registry for reading only (``hbnlab sweep --status`` on a read-only
+        file system or someone else's registry): nothing is created, migrated or recovered, and
+        every write raises :class:`RegistryError`.
 
     Raises
     ------
@@ -122,12 +126,18 @@ class RunRegistry(SQLiteStore):
     """
 
     def __init__(self, path, *, timeout: float = 10.0, stale_after: float = 30.0,
-                 recover: bool = True):
+                 recover: bool = True, read_only: bool = False):
         path = Path(path).expanduser().absolute()
-        super().__init__(path, path / DB_NAME, timeout)
+        super().__init__(path, path / DB_NAME, timeout, read_only)
         self.artifacts_dir = self.path / "artifacts"
         self.stale_after = float(stale_after)
         self._artifacts = ArtifactStore(self.artifacts_dir)
+        if read_only:
+            version = self.schema_version()
+            if version != SCHEMA_VERSION:
+                raise RegistryError(f"run registry {self.db_path} has schema version {version}; this hbnlab "
+                                    f"reads version {SCHEMA_VERSION} read-only (open it writable to migrate)")
+            return
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             self.artifacts_dir.mkdir(exist_ok=True)
@@ -142,11 +152,12 @@ class RunRegistry(SQLiteStore):
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self):
-        return {"path": str(self.path), "timeout": self.timeout, "stale_after": self.stale_after}
+        return {"path": str(self.path), "timeout": self.timeout, "stale_after": self.stale_after,
+                "read_only": self.read_only}
 
     def __setstate__(self, state):
         path = Path(state["path"])
-        super().__init__(path, path / DB_NAME, state["timeout"])
+        super().__init__(path, path / DB_NAME, state["timeout"], state.get("read_only", False))
         self.artifacts_dir = self.path / "artifacts"
         self.stale_after = state["stale_after"]
         self._artifacts = ArtifactStore(self.artifacts_dir)

@@ -16,15 +16,20 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from hbnlab._validation import HbnlabError
+from hbnlab.jobs.records import system_failure
 from hbnlab.jobs.registry import ACTIVE_STATES, JobRecord, RegistryError, RunRegistry
 from hbnlab.jobs.spec import JobSpec
 from hbnlab.jobs.tasks import resolve_spec
 
-__all__ = ["Runner", "RunnerError", "as_registry"]
+__all__ = ["Runner", "RunnerError", "SystemFailureError", "as_registry"]
 
 
 class RunnerError(HbnlabError, RuntimeError):
     """A runner cannot accept a job (unknown shared input, closed runner, bad argument)."""
+
+
+class SystemFailureError(RunnerError):
+    """Jobs cannot go on for a system reason (a full disk, a quota, a read-only mount)."""
 
 
 def as_registry(registry) -> RunRegistry:
@@ -57,6 +62,9 @@ class Runner(abc.ABC):
         self._shared: dict[str, Any] = {}
         self._wake_event = threading.Event()
         self._stop_event = threading.Event()
+        #: the registry error of the runner thread's last step when it is a system failure (a full
+        #: disk ...): dispatching cannot go on, so :meth:`wait` raises instead of waiting forever
+        self.system_error: str | None = None
 
     # ------------------------------------------------------------------ submit
     def submit(self, spec: JobSpec) -> int:
@@ -123,6 +131,9 @@ class Runner(abc.ABC):
         ------
         TimeoutError
             Naming the jobs still active after ``timeout`` seconds.
+        SystemFailureError
+            The runner thread cannot write the registry for a system reason (a full disk, a
+            read-only mount): no job would start again, so waiting stops.
         """
         if job_ids is None and group is None:
             raise RunnerError("wait needs job_ids or a group")
@@ -140,6 +151,8 @@ class Runner(abc.ABC):
                 callback(counts)
             if not any(counts[s] for s in ACTIVE_STATES):
                 return self.registry.list(group=group, ids=job_ids)
+            if self.system_error is not None:
+                raise SystemFailureError(f"the runner cannot dispatch jobs: {self.system_error}")
             if deadline is not None and time.monotonic() > deadline:
                 active = [r.id for r in self.registry.list(group=group, ids=job_ids,
                                                             states=ACTIVE_STATES)]
@@ -183,7 +196,9 @@ class Runner(abc.ABC):
             try:
                 self._step()
                 last_error = ""
+                self.system_error = None
             except RegistryError as exc:
+                self.system_error = str(exc) if system_failure(exc) else None
                 if str(exc) != last_error:
                     last_error = str(exc)
                     print(f"hbnlab.jobs {label}: {exc}", file=sys.stderr, flush=True)

@@ -55,10 +55,11 @@ class SQLiteStore:
     first query or :meth:`_migrate`.
     """
 
-    def __init__(self, path: Path, db_path: Path, timeout: float):
+    def __init__(self, path: Path, db_path: Path, timeout: float, read_only: bool = False):
         self.path = path
         self.db_path = db_path
         self.timeout = float(timeout)
+        self.read_only = bool(read_only)
         self._init_connections()
 
     def _init_connections(self) -> None:
@@ -81,7 +82,33 @@ class SQLiteStore:
             hint = ""
         return RegistryError(f"run registry {self.db_path}{what}: {text}{hint}")
 
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """``mode=ro``: reads the WAL too, but needs its ``-shm`` file to exist or be creatable.
+        On a read-only file system without it, ``immutable=1`` reads the main file only."""
+        if not self.db_path.is_file():
+            raise RegistryError(f"run registry {self.db_path} does not exist")
+        uri = self.db_path.absolute().as_uri()
+        con = None
+        for query in ("mode=ro", "immutable=1"):
+            try:
+                con = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=self.timeout, isolation_level=None,
+                                      check_same_thread=False, factory=_Connection)
+                con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                break
+            except sqlite3.Error as exc:
+                if con is not None:
+                    con.close()
+                    con = None
+                if query == "immutable=1":
+                    raise self._error(exc, "opening read-only") from exc
+        con.execute("PRAGMA query_only = ON")
+        with self._conn_lock:
+            self._all_connections.add(con)
+        return con
+
     def _connect(self) -> sqlite3.Connection:
+        if self.read_only:
+            return self._connect_read_only()
         con = None
         try:
             con = sqlite3.connect(str(self.db_path), timeout=self.timeout, isolation_level=None,

@@ -114,6 +114,15 @@ CASES = [
      [r"line 1 of .*bool\.jsonl: column 'text' is a boolean"]),
     ("json-empty-label-list", "nolab.jsonl", b'{"text": "w", "labels": ["a"]}\n{"text": "w", "labels": []}\n', {},
      [r"line 2 of .*nolab\.jsonl: column 'labels' is empty"]),
+    ("json-100k-deep", "deep.jsonl",
+     b'{"text": "w", "labels": "a"}\n{"text": "w", "labels": "a", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+     {}, [r"line 2 of .*deep\.jsonl: JSON nested deeper than 16 levels"]),
+    ("json-deep-value-after-brackets-in-a-string", "deep2.jsonl",
+     b'{"text": "' + b"[" * 30 + b'", "labels": "a"}\n'
+     b'{"text": "w", "labels": ' + b"[" * 17 + b'"a"' + b"]" * 17 + b"}\n",
+     {}, [r"line 2 of .*deep2\.jsonl: JSON nested deeper than 16 levels"]),
+    ("json-over-size-limit", "big.jsonl", b'{"text": "words", "labels": "a"}\n' * 10, {"max_bytes": 100},
+     [r"big\.jsonl is 0\.0 MB \(330 bytes\), over the limit max_bytes=100"]),
     ("json-undecodable", "u.jsonl", BAD_JSONL, {},
      [rf"line 2 of .*u\.jsonl: cannot decode as UTF-8 at byte offset {BAD_JSONL_AT}"]),
     # ---- Parquet

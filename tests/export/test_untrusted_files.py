@@ -420,3 +420,123 @@ def test_tree_size_and_depth_limits(tmp_path, hbn_raw):
     _expect(_write(tmp_path, _join(chain, arrays), "c.hbnlab"), "state.params_.tree", "limit")
     _expect(_write(tmp_path, _join(chain, arrays), "d.hbnlab"), "state.params_.tree", "deeper than",
             limits=LoadLimits(max_tree_nodes=10**6))
+
+
+# --------------------------------------------------------------------------- issue 12: leaks and checksums
+def _npz_with_header(arrays: dict, key: str, header: bytes) -> bytes:
+    """``arrays`` as an .npz whose member ``key`` has the given .npy header dict text."""
+    header = header + b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for k, a in arrays.items():
+            npy = io.BytesIO()
+            np.save(npy, a)
+            data = npy.getvalue()
+            if k == key:
+                data = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + a.tobytes()
+            zf.writestr(f"{k}.npy", data)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("header", [b"{'descr': '''<f8', 'fortran_order': False, 'shape': (2,), }",  # TokenError
+                                    b"{'descr': '<f8', 'fortran_order': False, 'shape': (2,), ",       # SyntaxError
+                                    b"{'descr': '<f8', 'fortran_order': False, 'shape': " + b"(" * 3000,
+                                    b"{'descr': 3, 'fortran_order': False, 'shape': (2,), }"])
+def test_malformed_npy_header_names_the_member(tmp_path, nb_raw, header):
+    doc, arrays = _split(nb_raw)
+    key = sorted(arrays)[0]
+    path = _write(tmp_path, _join(doc, npz_bytes=_npz_with_header(arrays, key, header)))
+    _expect(path, f"arrays.npz:{key}", "not a valid .npy array")
+
+
+def test_malformed_npy_header_is_one_cli_line(tmp_path, nb_raw, capsys):
+    from hbnlab.cli.main import main
+
+    doc, arrays = _split(nb_raw)
+    key = sorted(arrays)[0]
+    path = _write(tmp_path, _join(doc, npz_bytes=_npz_with_header(arrays, key, b"{'descr': '''<f8'")))
+    texts = tmp_path / "in.txt"
+    texts.write_text("one text\n")
+    assert main(["predict", "--model", str(path), "--input", str(texts), "--out", str(tmp_path / "o.csv")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hbnlab: error: {path}: field 'arrays.npz:{key}'") and "Traceback" not in err
+
+
+def test_json_over_the_size_cap_is_refused_before_parsing(tmp_path, nb_raw, monkeypatch):
+    doc, arrays = _split(nb_raw)
+    doc["provenance"] = {"x": [0.123456789] * 800_000}  # 10 MB of numbers, compresses 500:1
+    path = _write(tmp_path, _join(doc, arrays))
+    monkeypatch.setattr(json, "loads", lambda *a, **k: pytest.fail("model.json was parsed"))
+    _expect(path, "model.json", "the limit is 8388608")
+
+
+def test_hundred_thousand_deep_json_never_reaches_the_parser(tmp_path, nb_raw, monkeypatch):
+    doc, arrays = _split(nb_raw)
+    text = json.dumps(doc)[:-1] + ', "provenance": "[[[", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = _write(tmp_path, _join(None, arrays, json_text=text))
+    monkeypatch.setattr(json, "loads", lambda *a, **k: pytest.fail("model.json was parsed"))
+    _expect(path, "model.json", "nested deeper than 64 levels")
+
+
+def _container_depth(value) -> int:
+    """Oracle: how many arrays / objects nest, by recursion on the parsed value."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return 1 + max(map(_container_depth, value), default=0)
+    return 0
+
+
+def test_raw_depth_agrees_with_the_parsed_depth():
+    from hbnlab._validation import raw_json_depth
+
+    for value in ([], {}, [[], {"a": [1, "]]"]}], {"k[": ["\\", '"', '\\"[', [[[]]]]}, "[[", 3,
+                  {"a": {"b": {"c": ["\\\\\"{{"]}}}, [[[{"x": "}}}}"}]], "{"]):
+        assert raw_json_depth(json.dumps(value).encode()) == _container_depth(value), value
+
+
+def test_recursion_or_memory_error_anywhere_names_the_file(tmp_path, nb_raw, monkeypatch):
+    from hbnlab.export.model_io import container
+
+    path = _write(tmp_path, nb_raw)
+    for exc in (RecursionError, MemoryError):
+        def boom(*a, _exc=exc, **k):
+            raise _exc()
+        monkeypatch.setattr(container, "_check_header", boom)
+        _expect(path, "", exc.__name__)
+
+
+def test_payload_sha256_recorded_and_checked(tmp_path, nb_raw):
+    import hashlib
+
+    with zipfile.ZipFile(io.BytesIO(nb_raw)) as zf:
+        comment = zf.comment.decode()
+        members = {n: zf.read(n) for n in zf.namelist()}
+    assert comment == "hbnlab-sha256 " + " ".join(f"{n}={hashlib.sha256(b).hexdigest()}" for n, b in members.items())
+    # an edit that keeps the ZIP valid (new CRC) but not the recorded hash
+    doc = json.loads(members["model.json"])
+    doc["label"] = "edited"
+    for member, data in (("model.json", json.dumps(doc).encode()), ("arrays.npz", members["arrays.npz"] + b"\0")):
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            for n, b in members.items():
+                zf.writestr(n, data if n == member else b)
+            zf.comment = comment.encode()
+        _expect(_write(tmp_path, buf.getvalue(), f"{member}.hbnlab"), member, "SHA-256 differs")
+    # a malformed list under the prefix
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for n, b in members.items():
+            zf.writestr(n, b)
+        zf.comment = b"hbnlab-sha256 model.json=xyz"
+    _expect(_write(tmp_path, buf.getvalue(), "bad-comment.hbnlab"), "", "archive comment")
+
+
+def test_files_without_the_hash_still_load(tmp_path, nb_raw):
+    doc, arrays = _split(nb_raw)
+    old = _join(doc, arrays)  # written the way format 1 files were before the comment
+    with zipfile.ZipFile(io.BytesIO(old)) as zf:
+        assert zf.comment == b""
+    m = load_model(_write(tmp_path, old, "old.hbnlab"))
+    assert np.array_equal(m.estimator.predict_proba(np.eye(m.estimator.n_features_in_)),
+                          load_model(nb_raw).estimator.predict_proba(np.eye(m.estimator.n_features_in_)))

@@ -12,7 +12,7 @@ published values.
 * :mod:`~hbnlab.experiments.sweep.cells` -- :class:`Cell`, planning, seeds and the
   ``"sweep_cell"`` task;
 * :mod:`~hbnlab.experiments.sweep.run` -- :func:`run_sweep`, :func:`choose_configs`,
-  :func:`cancel_sweep`, :func:`sweep_status`;
+  :func:`cancel_sweep`, :func:`sweep_status`, :func:`sweep_lock`;
 * :mod:`~hbnlab.experiments.sweep.tables` -- :class:`SweepResult`, :func:`sweep_table` and the
   files a sweep writes.
 
@@ -45,6 +45,7 @@ from hbnlab.experiments.sweep.run import (
     cancel_sweep,
     choose_configs,
     run_sweep,
+    sweep_lock,
     sweep_status,
 )
 from hbnlab.experiments.sweep.tables import SweepResult, cells_csv, format_table_markdown, sweep_table
@@ -54,6 +55,6 @@ __all__ = [
     "TASK_MODULE", "CELL_KIND", "CONTROL_KIND", "CONTROL_BACKEND",
     "SweepConfig", "SweepData", "SweepError", "SweepResult", "Cell",
     "prepare_sweep_data", "resolve_categories", "sweep_categories", "plan_validation_cells", "plan_test_cells",
-    "choose_configs", "run_sweep", "cancel_sweep", "sweep_status", "sweep_table", "format_table_markdown",
+    "choose_configs", "run_sweep", "cancel_sweep", "sweep_status", "sweep_lock", "sweep_table", "format_table_markdown",
     "cells_csv", "cell_seed", "sweep_cell_task",
 ]

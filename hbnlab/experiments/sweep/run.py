@@ -22,7 +22,10 @@ its fingerprint; a sweep id is the jobs' group.
 
 Resuming.  Running a sweep id again reuses its finished cells, re-queues failed / cancelled /
 interrupted ones under their job ids (the registry's attempt guard records each result exactly
-once) and submits only missing ones.  Cancelling (:func:`cancel_sweep`, from any process)
+once) and submits only missing ones.  One process owns a sweep id at a time
+(:func:`sweep_lock`, a lock file under the registry): a second process started with the same id
+is refused with :class:`~hbnlab.jobs.locks.GroupLockedError` instead of submitting the missing
+cells a second time.  Cancelling (:func:`cancel_sweep`, from any process)
 cancels the group's jobs and leaves a marker record in the registry, so a sweep between two
 phases does not start the next.
 """
@@ -49,9 +52,12 @@ from hbnlab.experiments.sweep.config import STAGES, SweepConfig, SweepError
 from hbnlab.experiments.sweep.data import SweepData, sweep_categories
 from hbnlab.experiments.sweep.tables import SweepResult, sweep_table
 from hbnlab.jobs import JobSpec
-from hbnlab.jobs.runner import as_registry
+from hbnlab.jobs.locks import group_lock
+from hbnlab.jobs.records import system_failure
+from hbnlab.jobs.runner import SystemFailureError, as_registry
 
-__all__ = ["CONTROL_KIND", "CONTROL_BACKEND", "choose_configs", "run_sweep", "cancel_sweep", "sweep_status"]
+__all__ = ["CONTROL_KIND", "CONTROL_BACKEND", "choose_configs", "run_sweep", "cancel_sweep", "sweep_status",
+           "sweep_lock"]
 
 CONTROL_KIND = "sweep_control"
 CONTROL_BACKEND = "sweep-control"  # no runner claims jobs of this backend
@@ -187,6 +193,14 @@ def _ensure_cells(runner, sweep_id: str, cells: Sequence[Cell], input_name: str)
     return ids, stats
 
 
+def sweep_lock(registry, sweep_id: str):
+    """Context manager: this thread owns ``sweep_id`` (``<registry>/group-locks/<id>.lock``) until
+    the block ends; another owner makes it raise :class:`~hbnlab.jobs.locks.GroupLockedError`."""
+    registry = as_registry(getattr(registry, "registry", registry))
+    return group_lock(registry.path, sweep_id, what="sweep",
+                      hint=f"follow it with: hbnlab sweep --sweep-id {sweep_id} --status")
+
+
 def cancel_sweep(registry, sweep_id: str) -> list[int]:
     """Cancel every queued and running cell of a sweep (from any process) and leave a cancel
     marker in the registry, so a sweep between phases stops too.  Returns the cancelled job ids.
@@ -222,10 +236,19 @@ def sweep_status(registry, sweep_id: str) -> dict:
 
 
 def _wait_phase(runner, ids: list, phase: str, progress, timeout):
-    cb = None
-    if progress is not None:
-        def cb(counts):
+    """Wait for the phase's jobs; a cell that failed for a system reason (a full disk, a quota, a
+    read-only mount) stops the wait at once with :class:`~hbnlab.jobs.runner.SystemFailureError`:
+    every other cell would fail the same way, or never start."""
+    failed_seen = [0]
+
+    def cb(counts):
+        if progress is not None:
             progress(phase, counts, len(ids))
+        if counts.get("failed", 0) > failed_seen[0]:
+            failed_seen[0] = counts["failed"]
+            for rec in runner.registry.list(ids=ids, states=["failed"]):
+                if system_failure(rec.error):
+                    raise SystemFailureError(f"{phase} cell job {rec.id} ({rec.label}) failed: {rec.error}")
     return runner.wait(ids, timeout=timeout, poll=0.2, callback=cb)
 
 
@@ -280,15 +303,28 @@ def run_sweep(config: SweepConfig, data: SweepData, runner, *, sweep_id: str,
     -------
     SweepResult
         ``state`` "done" with the table, or "cancelled" / "failed" with ``errors``.
+
+    Raises
+    ------
+    GroupLockedError
+        Another process (or thread) runs the same ``sweep_id`` (:func:`sweep_lock`).
+    SystemFailureError
+        A cell failed, or the runner cannot dispatch, for a system reason (a full disk, a quota,
+        a read-only mount); the phase stops, its finished cells are kept for the resume.
     """
     if not isinstance(sweep_id, str) or not sweep_id.strip():
         raise SweepError(f"sweep_id must be a non-empty string, got {sweep_id!r}")
-    say = log or (lambda msg: None)
-    since = time.time()
-    t_start = time.perf_counter()
     if max(config.n_features) > data.max_features:
         raise SweepError(f"n_features {max(config.n_features)} exceeds the {data.max_features} terms per category "
                          "kept in the sweep data; prepare it with this config")
+    with sweep_lock(runner.registry, sweep_id):
+        return _run_sweep(config, data, runner, sweep_id, progress, timeout, log)
+
+
+def _run_sweep(config, data, runner, sweep_id, progress, timeout, log) -> SweepResult:
+    say = log or (lambda msg: None)
+    since = time.time()
+    t_start = time.perf_counter()
     cats = sweep_categories(config, data)
     cols = [data.category_index(c) for c in cats]
     result = SweepResult(sweep_id, config, "running", _data_info(data), cats, Y_test=data.Y_test[:, cols])

@@ -65,26 +65,27 @@ class SweepResult:
         """Write ``sweep.json`` (everything), ``table.json`` / ``table.md`` (the table), ``cells.csv``
         (one row per cell) and, when done and ``report``, the HTML report with its CSV / Markdown
         tables (:func:`hbnlab.export.report.write_report`; trees of the ``report_trees`` most
-        frequent categories).  Returns ``{kind: Path}``."""
-        from hbnlab.export.atomic import write_text_atomic
+        frequent categories).  The folder is replaced as a whole (:func:`hbnlab.export.atomic.atomic_directory`):
+        a reader, or a failed write, never leaves a mix of two runs.  Returns ``{kind: Path}``."""
+        from hbnlab.export.atomic import atomic_directory, write_text_atomic
 
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = {"sweep": write_text_atomic(out / "sweep.json", json.dumps(_plain(self.to_dict()), indent=1))}
-        if self.table:
-            paths["table_json"] = write_text_atomic(out / "table.json", json.dumps(_plain(self.table), indent=1))
-            paths["table_md"] = write_text_atomic(out / "table.md", format_table_markdown(self.table))
-        paths["cells_csv"] = write_text_atomic(out / "cells.csv", cells_csv(self.validation + self.test))
-        if report and self.state == "done" and self.test_scores:
-            try:
-                from hbnlab.export import report as rep
-            except ImportError:  # pragma: no cover - the report module ships with hbnlab
-                rep = None
-            if rep is not None:
-                result = self.experiment_result(report_trees=report_trees)
-                for kind, p in rep.write_report(result, out / "report.html").items():
-                    paths[f"report:{kind}"] = p
-        return paths
+        with atomic_directory(out) as tmp:
+            paths = {"sweep": write_text_atomic(tmp / "sweep.json", json.dumps(_plain(self.to_dict()), indent=1))}
+            if self.table:
+                paths["table_json"] = write_text_atomic(tmp / "table.json", json.dumps(_plain(self.table), indent=1))
+                paths["table_md"] = write_text_atomic(tmp / "table.md", format_table_markdown(self.table))
+            paths["cells_csv"] = write_text_atomic(tmp / "cells.csv", cells_csv(self.validation + self.test))
+            if report and self.state == "done" and self.test_scores:
+                try:
+                    from hbnlab.export import report as rep
+                except ImportError:  # pragma: no cover - the report module ships with hbnlab
+                    rep = None
+                if rep is not None:
+                    result = self.experiment_result(report_trees=report_trees)
+                    for kind, p in rep.write_report(result, tmp / "report.html").items():
+                        paths[f"report:{kind}"] = p
+        return {kind: out / Path(p).relative_to(tmp) for kind, p in paths.items()}
 
     def experiment_result(self, report_trees: int = 10):
         """The test results as an :class:`hbnlab.export.report.ExperimentResult` (scores are the

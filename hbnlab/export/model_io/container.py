@@ -2,31 +2,38 @@
 ``arrays.npz``, and reading one back from untrusted bytes.
 
 :func:`model_to_bytes` / :func:`save_model` write the archive with fixed member timestamps, so the
-same model gives the same bytes (except the ``created`` field).  :func:`load_model` checks, in
-order: the file size, the ZIP structure and member names, each member's declared and actual
-decompressed size and its compression ratio (a zip bomb stops at the limit), the JSON text and
-its nesting depth, the header (format, version, a whitelisted learner), every ``.npy`` header
-before its data (never an object array, so never pickle), the hyper-parameters, the learned state
-(through the learner's codec) and the text pipeline.  Every problem is a
+same model gives the same bytes (except the ``created`` field), and record the SHA-256 of each
+member in the ZIP comment.  :func:`load_model` checks, in order: the file size, the ZIP structure
+and member names, each member's declared and actual decompressed size and its compression ratio
+(a zip bomb stops at the limit), the recorded SHA-256 (when present), the nesting depth of the
+JSON text (on the bytes, before parsing), the JSON itself, the header (format, version, a
+whitelisted learner), every ``.npy`` header before its data (never an object array, so never
+pickle), the hyper-parameters, the learned state (through the learner's codec) and the text
+pipeline.  Every problem is a
 :class:`~hbnlab.export.model_io.spec.ModelFileError` naming the file and the field.
 """
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import io
 import json
+import re
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 
+from hbnlab._validation import raw_json_depth
 from hbnlab.export.model_io.codecs import LearnerCodec
 from hbnlab.export.model_io.pipeline import LoadedModel, TextPipeline
 from hbnlab.export.model_io.registry import REGISTRY, codec_for
 from hbnlab.export.model_io.spec import (
     ALLOWED_DTYPES,
     ARRAYS_MEMBER,
+    CHECKSUM_PREFIX,
     DEFAULT_LIMITS,
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -145,18 +152,19 @@ def model_to_bytes(model, *, indexing=None, vocabulary=None, corpus=None, label=
         "provenance": plain_json(provenance or {}),
         "state": state,
     }
-    text = json.dumps(doc, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    members = {JSON_MEMBER: json.dumps(doc, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode()}
+    if w.arrays:
+        npz = io.BytesIO()
+        np.savez(npz, **w.arrays)
+        members[ARRAYS_MEMBER] = npz.getvalue()
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zi = zipfile.ZipInfo(JSON_MEMBER, date_time=_ZIP_DATE)
-        zi.compress_type = zipfile.ZIP_DEFLATED
-        zf.writestr(zi, text.encode("utf-8"))
-        if w.arrays:
-            npz = io.BytesIO()
-            np.savez(npz, **w.arrays)
-            zi = zipfile.ZipInfo(ARRAYS_MEMBER, date_time=_ZIP_DATE)
+        for member, payload in members.items():
+            zi = zipfile.ZipInfo(member, date_time=_ZIP_DATE)
             zi.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(zi, npz.getvalue())
+            zf.writestr(zi, payload)
+        zf.comment = " ".join([CHECKSUM_PREFIX] + [f"{m}={hashlib.sha256(b).hexdigest()}"
+                                                   for m, b in members.items()]).encode("ascii")
     return buf.getvalue()
 
 
@@ -244,8 +252,12 @@ def _parse_npy(raw: bytes, key: str, source: str) -> np.ndarray:
             shape, fortran, dtype = np.lib.format.read_array_header_2_0(f)
         else:
             raise ValueError(f"unsupported .npy version {major}.{minor}")
-    except ValueError as e:
-        raise ModelFileError(source, field, f"not a valid .npy array ({e})") from None
+    # numpy parses the header dict with tokenize and ast.literal_eval: a malformed one raises
+    # any of these, a deeply nested one RecursionError or MemoryError
+    except (ValueError, SyntaxError, TypeError, KeyError, OverflowError, tokenize.TokenError, RecursionError,
+            MemoryError) as e:
+        raise ModelFileError(source, field, f"not a valid .npy array: malformed header "
+                                            f"({type(e).__name__}: {str(e)[:200]})") from None
     if dtype.hasobject:
         raise ModelFileError(source, field, "holds an object array (dtype=object), which only pickle can read; "
                                             "hbnlab model files hold plain numbers and never unpickle")
@@ -308,6 +320,30 @@ def _check_header(doc, source: str):
     return REGISTRY[learner]
 
 
+_CHECKSUM = re.compile(r"([A-Za-z0-9_.]+)=([0-9a-f]{64})")
+def recorded_checksums(zf: zipfile.ZipFile, source: str) -> dict[str, str] | None:
+    """``{member: sha256 hex}`` from the archive comment, or None for a file written before
+    hbnlab recorded them (format 1 files without the comment still load)."""
+    comment = zf.comment.decode("ascii", "replace")
+    if not comment.startswith(CHECKSUM_PREFIX):
+        return None
+    sums = dict(_CHECKSUM.findall(comment))
+    if not sums or comment.split()[1:] != [f"{k}={v}" for k, v in sums.items()]:
+        raise ModelFileError(source, None, f"the archive comment {comment[:120]!r} is not a valid "
+                                           f"'{CHECKSUM_PREFIX} MEMBER=SHA256 ...' list")
+    return sums
+
+
+def _check_sum(sums: dict | None, member: str, data: bytes, source: str) -> None:
+    if sums is None:
+        return
+    if member not in sums:
+        raise ModelFileError(source, member, "has no SHA-256 in the archive comment")
+    if hashlib.sha256(data).hexdigest() != sums[member]:
+        raise ModelFileError(source, member, "SHA-256 differs from the one recorded when the file was written: "
+                                             "the file was damaged or edited")
+
+
 def _strict_constant(name):
     raise ValueError(f"non-standard JSON constant {name}")
 
@@ -330,16 +366,23 @@ def load_model(source, *, limits: LoadLimits = DEFAULT_LIMITS, name: str | None 
     ModelFileError
         Naming the file and the field at fault, for anything unexpected.
     """
+    src = name or ("<model bytes>" if isinstance(source, (bytes, bytearray, memoryview)) else str(source))
+    try:
+        return _load_model(source, limits, src)
+    except (RecursionError, MemoryError) as e:  # what no limit above catches still names the file
+        raise ModelFileError(src, None, f"cannot be loaded: {type(e).__name__} (nested too deeply or too large "
+                                        f"for this machine)") from None
+
+
+def _load_model(source, limits: LoadLimits, src: str) -> LoadedModel:
     from hbnlab.text import IndexingConfig
 
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        src = name or "<model bytes>"
         if len(data) > limits.max_file_bytes:
             raise ModelFileError(src, None, f"is {len(data)} bytes; the limit is {limits.max_file_bytes}")
     else:
         path = Path(source)
-        src = name or str(path)
         try:
             size = path.stat().st_size
         except OSError as e:
@@ -367,7 +410,11 @@ def load_model(source, *, limits: LoadLimits = DEFAULT_LIMITS, name: str | None 
     if JSON_MEMBER not in names:
         raise ModelFileError(src, JSON_MEMBER, "missing from the archive")
     by_name = {i.filename: i for i in infos}
+    sums = recorded_checksums(zf, src)
     raw = _read_member(zf, by_name[JSON_MEMBER], limits.max_json_bytes, src, limits)
+    _check_sum(sums, JSON_MEMBER, raw, src)
+    if raw_json_depth(raw) > limits.max_json_depth:
+        raise ModelFileError(src, JSON_MEMBER, f"is nested deeper than {limits.max_json_depth} levels")
     try:
         doc = json.loads(raw.decode("utf-8"), parse_constant=_strict_constant)
     except UnicodeDecodeError as e:
@@ -381,8 +428,9 @@ def load_model(source, *, limits: LoadLimits = DEFAULT_LIMITS, name: str | None 
     codec = _check_header(doc, src)
     arrays = {}
     if ARRAYS_MEMBER in by_name:
-        arrays = _read_npz(_read_member(zf, by_name[ARRAYS_MEMBER], limits.max_arrays_bytes, src, limits), src,
-                           limits)
+        npz = _read_member(zf, by_name[ARRAYS_MEMBER], limits.max_arrays_bytes, src, limits)
+        _check_sum(sums, ARRAYS_MEMBER, npz, src)
+        arrays = _read_npz(npz, src, limits)
     # hyper-parameters: only the learner's own, JSON values only
     allowed = set(_param_names(codec))
     params = doc["params"]

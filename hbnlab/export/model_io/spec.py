@@ -16,6 +16,8 @@ FORMAT_VERSION = 1
 MODEL_SUFFIX = ".hbnlab"
 JSON_MEMBER = "model.json"
 ARRAYS_MEMBER = "arrays.npz"
+#: The ZIP comment records the SHA-256 of each member: ``hbnlab-sha256 model.json=HEX arrays.npz=HEX``
+CHECKSUM_PREFIX = "hbnlab-sha256"
 
 #: dtypes an ``arrays.npz`` member may have (little-endian plain numbers only)
 ALLOWED_DTYPES = {"<f8": "float64", "<i8": "int64", "<i4": "int32", "|i1": "int8", "|b1": "bool"}
@@ -42,7 +44,11 @@ class LoadLimits:
     max_file_bytes : int
         Size of the model file itself.
     max_json_bytes : int
-        Uncompressed size of ``model.json``.
+        Uncompressed size of ``model.json``, checked while it is decompressed, before it is parsed.
+        Parsing is the expensive step (a 60 MB ``model.json`` of numbers took 12 s and 550 MB of
+        memory before a later check refused it), so the default is 8 MiB: several times the
+        largest real ``model.json`` (the learned numbers live in ``arrays.npz``; the biggest JSON
+        item is the vocabulary, about 1.5 MB for 130,000 terms).
     max_arrays_bytes : int
         Uncompressed size of ``arrays.npz``, and of all arrays in it together.
     max_arrays : int
@@ -50,13 +56,13 @@ class LoadLimits:
     max_compression_ratio : float
         Largest uncompressed / compressed ratio of a member bigger than 1 MiB.
     max_json_depth : int
-        Nesting depth of ``model.json``.
+        Nesting depth of ``model.json`` (counted on the raw text before parsing).
     max_tree_nodes, max_tree_depth : int
         Size and depth of a stored tree (checked in linear time before the tree is built).
     """
 
     max_file_bytes: int = 256 * 2**20
-    max_json_bytes: int = 64 * 2**20
+    max_json_bytes: int = 8 * 2**20
     max_arrays_bytes: int = 512 * 2**20
     max_arrays: int = 4096
     max_compression_ratio: float = 1000.0
