@@ -347,7 +347,7 @@ def evaluate_scores(Y, S) -> dict:
 # --------------------------------------------------------------------------- the experiment
 #: What the collection readers record about their input, copied into the result.
 _READER_KEYS = ("source", "n_files", "n_documents", "n_multilabel", "crossposts", "ignored_files", "ignored_records",
-                "encodings", "labels", "mesh_trees", "unknown_headings", "files")
+                "encodings", "replaced_files", "labels", "mesh_trees", "unknown_headings", "files")
 
 def reproduce_decampos_table(table: int | None = None, reuters_dir=None, *, collection: str | None = None,
                              corpus_path=None, corpus=None, classifiers=CLASSIFIERS, include_unlabeled: bool = True,

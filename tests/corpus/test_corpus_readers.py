@@ -127,9 +127,11 @@ def test_crlf_bom_and_latin1(tmp_path):
     p2 = _write_csv(tmp_path / "l.csv", encoding="latin-1",
                     records=[(i, t, x.replace("☃", "*"), labs, sp) for i, t, x, labs, sp in RECORDS])
     with pytest.raises(CorpusError, match="cannot decode as UTF-8"):
-        read_table(p2, **KW)
+        read_table(p2, encoding="utf-8", **KW)
     c2 = read_table(p2, encoding="latin-1", **KW)
     assert c2.documents[2].title == "Müller"
+    c3 = read_table(p2, **KW)   # encoding="auto"
+    assert c3.fingerprint() == c2.fingerprint() and c3.meta["encodings"] == {"cp1252": 1}
 
 
 def test_default_ids_are_row_numbers_and_blank_lines_skipped(tmp_path):
