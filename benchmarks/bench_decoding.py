@@ -49,14 +49,14 @@ def main(n: int = 20_000) -> None:
         files = _files(n, n_latin1)
         mb = sum(map(len, files.values())) / 1e6
 
-        def plain():
+        def plain(files=files):
             for data in files.values():
                 try:
                     data.decode("utf-8-sig")
                 except UnicodeDecodeError:
                     data.decode("latin-1")
 
-        def auto():
+        def auto(files=files):
             for rel, data in files.items():
                 decode_text(data, rel)
 

@@ -412,24 +412,35 @@ def _split_folder(name: str) -> str | None:
     return None
 
 
+_HIDDEN = "hidden or system file (.*, __MACOSX, Thumbs.db, desktop.ini)"
+
+
+def _ignored(rel: str, reason: str) -> dict:
+    return {"file": rel, "reason": reason}
+
+
 def _skipped(rel: str) -> bool:
     return any(part.startswith(".") or part in _SKIP_NAMES for part in rel.split("/"))
 
 
 def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction: float = 0.0,
                       random_state=0, encoding: str | None = AUTO, name: str | None = None,
-                      max_bytes: int | None = DEFAULT_MAX_BYTES, member_prefix: str | None = None) -> Corpus:
+                      max_bytes: int | None = DEFAULT_MAX_BYTES, member_prefix: str | None = None,
+                      skipped: list[str] | None = None) -> Corpus:
     """Folder-per-class corpus from ``{relative posix path: bytes}``.
 
     A file is named ``<source>/<rel>`` in messages, or ``<source>:<member_prefix><rel>`` for ZIP
-    members.  Copies of one document in several class folders (the same path below the class
-    folder, the same split and the same text) become one document with all those labels.
+    members.  ``skipped``: hidden or system files the caller did not read (listed in
+    ``meta['ignored_files']`` with those of ``files``).  Copies of one document in several class
+    folders (the same path below the class folder, the same split and the same text) become one
+    document with all those labels.
     """
     check_random_split_args(test_fraction)
     tally = EncodingTally(encoding)
     rels = sorted(r for r in files if not _skipped(r))
     top_dirs = sorted({r.split("/", 1)[0] for r in rels if "/" in r})
-    ignored = [r for r in rels if "/" not in r]
+    ignored = [_ignored(r, _HIDDEN) for r in sorted(set(skipped or ()) | {r for r in files if _skipped(r)})]
+    ignored += [_ignored(r, "in the root, not in a class folder") for r in rels if "/" not in r]
     if not top_dirs:
         raise CorpusError(f"{source}: no class folders; expected <class>/<document files> or "
                           f"train/<class>/... and test/<class>/...")
@@ -457,7 +468,7 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
         if split_layout:
             if len(parts) < 3:  # a file in the root (already listed) or directly in train/ or test/
                 if len(parts) == 2:
-                    ignored.append(rel)
+                    ignored.append(_ignored(rel, "directly in a split folder, not in a class folder"))
                 continue
             split, label, below = kinds[parts[0]], parts[1], "/".join(parts[2:])
         else:
@@ -495,20 +506,27 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
         docs = [Document(d.id, d.text, d.labels, s, d.title, d.date) for d, s in zip(docs, splits)]
         split_meta = {"split": "seeded", "test_fraction": float(test_fraction),
                       "random_state": _json_safe_seed(random_state)}
-    meta = {"source": source, "format": "folder-per-class", "ignored_files": sorted(ignored), **split_meta,
+    ignored.sort(key=lambda d: d["file"])
+    meta = {"source": source, "format": "folder-per-class", "ignored_files": ignored, **split_meta,
             "merged_copies": {k: v for k, v in copies.items() if v}, **tally.meta()}
     default_name = PurePosixPath(source.replace("\\", "/")).name or "corpus"
     return Corpus(name or default_name, tuple(docs), synthetic=False, meta=meta)
 
 
-def _tree_from_dir(root: Path, max_bytes: int | None) -> dict[str, bytes]:
-    """``{relative posix path: bytes}`` of every regular file under ``root`` (hidden ones skipped)."""
+def _tree_from_dir(root: Path, max_bytes: int | None) -> tuple[dict[str, bytes], list[str]]:
+    """``{relative posix path: bytes}`` of every regular file under ``root``, and the relative
+    paths of the hidden or system files and folders (``name/``) that were not read."""
     entries: list[tuple[str, Path]] = []
+    skipped: list[str] = []
     total = 0
     for dirpath, dirnames, filenames in os.walk(root):
+        base = Path(dirpath)
+        skipped += [(base / d).relative_to(root).as_posix() + "/" for d in dirnames
+                    if d.startswith(".") or d in _SKIP_NAMES]
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_NAMES)
         for fn in sorted(filenames):
             if fn.startswith(".") or fn in _SKIP_NAMES:
+                skipped.append((base / fn).relative_to(root).as_posix())
                 continue
             p = Path(dirpath) / fn
             if not p.is_file():
@@ -516,7 +534,7 @@ def _tree_from_dir(root: Path, max_bytes: int | None) -> dict[str, bytes]:
             total += p.stat().st_size
             entries.append((p.relative_to(root).as_posix(), p))
     check_size(total, max_bytes, str(root), " (total of its files)")
-    return {rel: p.read_bytes() for rel, p in entries}
+    return {rel: p.read_bytes() for rel, p in entries}, skipped
 
 
 def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
@@ -540,7 +558,7 @@ def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
     ``encoding`` is ``"auto"`` (each file's codec detected) or a codec name; ``meta['encodings']``
     and ``meta['replaced_files']`` report what was used (module docstring).
     Hidden files and folders (``.DS_Store``), ``__MACOSX``, and files directly in ``root`` (a
-    README) are skipped; the latter are listed in ``meta['ignored_files']``.
+    README) are skipped, and listed in ``meta['ignored_files']`` as ``{"file", "reason"}``.
 
     Raises
     ------
@@ -553,9 +571,10 @@ def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
     root = Path(path)
     if not root.is_dir():
         raise CorpusError(f"{root}: not a directory")
-    files = _tree_from_dir(root, max_bytes)
+    files, skipped = _tree_from_dir(root, max_bytes)
     return _corpus_from_tree(files, str(root), test_fraction=test_fraction, random_state=random_state,
-                             encoding=encoding, name=name or root.resolve().name, max_bytes=max_bytes)
+                             encoding=encoding, name=name or root.resolve().name, max_bytes=max_bytes,
+                             skipped=skipped)
 
 
 # ---------------------------------------------------------------------------- ZIP
@@ -639,6 +658,7 @@ def _strip_wrapper(files: dict[str, bytes]) -> tuple[dict[str, bytes], str]:
 
 
 def _corpus_from_archive_tree(files: dict[str, bytes], source: str, kw: dict) -> Corpus:
+    skipped = sorted(r for r in files if _skipped(r))
     files, prefix = _strip_wrapper(files)
     rels = [r for r in files if not _skipped(r)]
     if not rels:
@@ -661,7 +681,7 @@ def _corpus_from_archive_tree(files: dict[str, bytes], source: str, kw: dict) ->
     _reject_kw(kw, _FOLDER_KW, "a folder-per-class tree")
     kw = dict(kw)
     kw.setdefault("name", PurePosixPath(prefix.rstrip("/") or source).stem or "corpus")
-    return _corpus_from_tree(files, source, member_prefix=prefix, **kw)
+    return _corpus_from_tree(files, source, member_prefix=prefix, skipped=skipped, **kw)
 
 
 def _reuters_kw(kw: dict, source: str) -> dict:

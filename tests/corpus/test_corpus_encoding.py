@@ -6,7 +6,7 @@ import codecs
 import json
 
 import pytest
-from corpus_fixtures import corpus_files, make_folder_corpus, make_zip_corpus
+from corpus_fixtures import corpus_files, make_folder_corpus, make_zip_corpus, zip_bytes
 
 from hbnlab.corpus import CorpusError, load_corpus, load_upload, read_20newsgroups, read_folder_per_class
 from hbnlab.corpus.encoding import decode_text, encoding_summary, plausible_cp1252
@@ -241,3 +241,14 @@ def test_reuters_is_latin1_and_refuses_another_encoding(fake_reuters_dir):
     assert load_corpus(fake_reuters_dir, encoding="latin-1").fingerprint() == c.fingerprint()
     with pytest.raises(CorpusError, match=r"Reuters-21578 is read as latin-1 .* encoding 'utf-8' does not apply"):
         load_corpus(fake_reuters_dir, encoding="utf-8")
+
+
+def test_nothing_in_a_zip_is_dropped_silently():
+    gen = corpus_files(n_classes=2, docs_per_class=2)
+    data = zip_bytes({**gen.files, "__MACOSX/train/._x": b"\x00", "train/.DS_Store": b"\x00", "README": b"notes"},
+                     prefix="")
+    c = load_upload(data, "c.zip")
+    assert len(c) == len(gen.documents)
+    assert [(d["file"], d["reason"].split(" (")[0]) for d in c.meta["ignored_files"]] == [
+        ("README", "in the root, not in a class folder"), ("__MACOSX/train/._x", "hidden or system file"),
+        ("train/.DS_Store", "hidden or system file")]

@@ -209,7 +209,10 @@ def test_folder_round_trip_with_split_folders(tmp_path):
     exp = {f"{s}/{labs[0]}/{i}.txt": (x, frozenset([labs[0]]), s) for i, _, x, labs, s in RECORDS}
     assert got == exp
     assert [d.id for d in c.documents] == sorted(exp)
-    assert c.name == "news" and c.meta["ignored_files"] == ["README", "train/stray.txt"]
+    assert c.name == "news" and c.meta["ignored_files"] == [
+        {"file": "README", "reason": "in the root, not in a class folder"},
+        {"file": "train/grain/.DS_Store", "reason": "hidden or system file (.*, __MACOSX, Thumbs.db, desktop.ini)"},
+        {"file": "train/stray.txt", "reason": "directly in a split folder, not in a class folder"}]
     assert c.meta["split"] == "folders"
 
 
