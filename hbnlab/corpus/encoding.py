@@ -35,7 +35,8 @@ decides:
 A named codec (``encoding="latin-1"``) decodes every file strictly with that codec; ``utf-8``
 drops a leading byte-order mark.  An undecodable byte raises :class:`CorpusError` naming the
 file, the line and the byte offset, and so does a file that looks like UTF-16 / UTF-32 (rules 1
-and 2) read with another codec -- latin-1 would otherwise turn it into text full of NULs.  Those
+and 2) read with another codec -- latin-1 would otherwise turn it into text full of NULs -- or a
+UTF-8 file (its mark, or no NUL byte and valid UTF-8) read as UTF-16 / UTF-32.  Those
 errors carry ``parameter="encoding"``, ``suggestion="auto"`` for each frontend's advice.
 """
 from __future__ import annotations
@@ -196,6 +197,21 @@ def _looks_like(data: bytes) -> str | None:
     return None
 
 
+def _looks_like_utf8(data: bytes) -> str | None:
+    """'UTF-8' with the evidence, for a file named as UTF-16 / UTF-32 that has neither their
+    byte-order mark nor their NUL pattern and is valid UTF-8 (or starts with UTF-8's mark)."""
+    bom = _bom(data)
+    if bom is not None:
+        return "UTF-8 (it starts with the byte-order mark ef bb bf)" if bom[0] == "utf-8-sig" else None
+    if not data or _utf16_32_pattern(data) is not None:
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "UTF-8 (no byte-order mark, no NUL bytes, valid UTF-8)"
+
+
 def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> DecodedText:
     """Decode one file's bytes (rules in the module docstring).
 
@@ -233,10 +249,9 @@ def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> Decode
     if enc == AUTO:
         return _detect(data)
     codec = codecs.lookup(enc).name
-    if not codec.startswith(("utf-16", "utf-32")):
-        looks = _looks_like(data)
-        if looks is not None:
-            raise CorpusError(f"{source}: the file looks like {looks}, not {encoding!r}", "encoding", AUTO)
+    looks = _looks_like(data) if not codec.startswith(("utf-16", "utf-32")) else _looks_like_utf8(data)
+    if looks is not None:
+        raise CorpusError(f"{source}: the file looks like {looks}, not {encoding!r}", "encoding", AUTO)
     try:
         return DecodedText(data.decode("utf-8-sig" if codec == "utf-8" else enc), enc)
     except UnicodeDecodeError as exc:

@@ -120,6 +120,17 @@ def test_a_utf16_file_read_with_another_codec_says_it_looks_like_utf16():
             == "text,labels\ncafé,a\n"
 
 
+def test_a_utf8_file_read_as_utf16_says_it_looks_like_utf8():
+    for data, evidence in ((TEXT.encode("utf-8"), "no byte-order mark, no NUL bytes, valid UTF-8"),
+                           (codecs.BOM_UTF8 + TEXT.encode("utf-8"), "it starts with the byte-order mark ef bb bf")):
+        for wrong in ("utf-16", "utf-32-le"):
+            with pytest.raises(CorpusError, match=rf"t\.csv: the file looks like UTF-8 \({evidence}\), not '{wrong}'"):
+                decode_text(data, "t.csv", wrong)
+    # CJK in UTF-16 without a mark has no NUL byte either, but is not valid UTF-8: decoded as asked
+    cjk = "漢字かな交じり文".encode("utf-16-le")
+    assert decode_text(cjk, "t.csv", "utf-16-le").text == "漢字かな交じり文"
+
+
 def test_corpus_error_advice_for_each_frontend():
     with pytest.raises(CorpusError) as exc:
         decode_text(b"caf\xe9", "f.txt", "utf-8")
