@@ -20,13 +20,13 @@ import sys
 from hbnlab._validation import HbnlabError
 from hbnlab.cli import models, reproduce, sweep
 from hbnlab.cli.common import add_corpus_options, corpus_from_args
-from hbnlab.corpus import CorpusError
-from hbnlab.corpus.encoding import encoding_summary
 
 __all__ = ["build_parser", "main"]
 
 
 def cmd_corpus_info(args) -> int:
+    from hbnlab.corpus.encoding import encoding_summary
+
     corpus = corpus_from_args(args)
     s = corpus.summary()
     if args.json:
@@ -63,6 +63,9 @@ def main(argv=None) -> int:
         return args.func(args) or 0
     except (HbnlabError, ValueError, OSError) as e:
         # every hbnlab error names the file, line, field or option it refers to
+        # (hbnlab.corpus is imported only now: ``hbnlab --help`` does not load the library)
+        from hbnlab.corpus import CorpusError
+
         text = e.advise("rerun with {option} {suggestion}") if isinstance(e, CorpusError) else str(e)
         print(f"hbnlab: error: {text}", file=sys.stderr)
         return 2

@@ -53,11 +53,11 @@ __all__ = ["AUTO", "DecodedText", "EncodingTally", "decode_text", "plausible_cp1
 AUTO = "auto"
 
 _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
-    (codecs.BOM_UTF8, "utf-8-sig", "utf-8-sig"),
-    (codecs.BOM_UTF32_LE, "utf-32", "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32", "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16", "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16", "utf-16"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -96,10 +96,11 @@ def check_encoding(encoding: str | None, source: str = "encoding") -> str:
     return encoding
 
 
-def _bom(data: bytes) -> tuple[str, str] | None:
-    for mark, codec, name in _BOMS:
+def _bom(data: bytes) -> str | None:
+    """Rule 1: the codec whose byte-order mark starts ``data`` (it drops the mark), else None."""
+    for mark, codec in _BOMS:
         if data.startswith(mark):
-            return codec, name
+            return codec
     return None
 
 
@@ -158,11 +159,10 @@ def _detect(data: bytes) -> DecodedText:
     """Rules 1-6 of the module docstring."""
     bom = _bom(data)
     if bom is not None:
-        codec, name = bom
         try:
-            return DecodedText(data.decode(codec), name)
+            return DecodedText(data.decode(bom), bom)
         except UnicodeDecodeError:
-            return DecodedText(data.decode(codec, errors="replace"), name, True)
+            return DecodedText(data.decode(bom, errors="replace"), bom, True)
     pattern = _utf16_32_pattern(data)
     if pattern is not None:
         try:
@@ -189,8 +189,8 @@ def _detect(data: bytes) -> DecodedText:
 def _looks_like(data: bytes) -> str | None:
     """'UTF-16' / 'UTF-32' with the evidence, when rules 1-2 see one of them, else None."""
     bom = _bom(data)
-    if bom is not None and bom[0] != "utf-8-sig":
-        return f"{bom[0].upper()} (it starts with the byte-order mark {data[:4 if bom[0] == 'utf-32' else 2].hex(' ')})"
+    if bom is not None and bom != "utf-8-sig":
+        return f"{bom.upper()} (it starts with the byte-order mark {data[:4 if bom == 'utf-32' else 2].hex(' ')})"
     pattern = _utf16_32_pattern(data)
     if pattern is not None:
         return f"{pattern.upper()} (NUL bytes at alternate positions)"
@@ -202,7 +202,7 @@ def _looks_like_utf8(data: bytes) -> str | None:
     byte-order mark nor their NUL pattern and is valid UTF-8 (or starts with UTF-8's mark)."""
     bom = _bom(data)
     if bom is not None:
-        return "UTF-8 (it starts with the byte-order mark ef bb bf)" if bom[0] == "utf-8-sig" else None
+        return "UTF-8 (it starts with the byte-order mark ef bb bf)" if bom == "utf-8-sig" else None
     if not data or _utf16_32_pattern(data) is not None:
         return None
     try:
