@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .base import CorpusError
 
@@ -59,6 +59,7 @@ _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+_BOM_FIRST_BYTES = frozenset(mark[0] for mark, _ in _BOMS)
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
@@ -73,8 +74,7 @@ _MIN_HIGH_NUL = 0.30
 _MAX_LOW_NUL = 0.05
 
 
-@dataclass(frozen=True)
-class DecodedText:
+class DecodedText(NamedTuple):
     """A decoded file: its ``text``, the codec that produced it, and whether undecodable bytes
     were replaced by U+FFFD."""
 
@@ -98,6 +98,8 @@ def check_encoding(encoding: str | None, source: str = "encoding") -> str:
 
 def _bom(data: bytes) -> str | None:
     """Rule 1: the codec whose byte-order mark starts ``data`` (it drops the mark), else None."""
+    if not data or data[0] not in _BOM_FIRST_BYTES:
+        return None
     for mark, codec in _BOMS:
         if data.startswith(mark):
             return codec

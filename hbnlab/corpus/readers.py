@@ -437,9 +437,10 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
     """
     check_random_split_args(test_fraction)
     tally = EncodingTally(encoding)
-    rels = sorted(r for r in files if not _skipped(r))
+    hidden = {r for r in files if _skipped(r)}
+    rels = sorted(r for r in files if r not in hidden)
     top_dirs = sorted({r.split("/", 1)[0] for r in rels if "/" in r})
-    ignored = [_ignored(r, _HIDDEN) for r in sorted(set(skipped or ()) | {r for r in files if _skipped(r)})]
+    ignored = [_ignored(r, _HIDDEN) for r in sorted(hidden.union(skipped or ()))]
     ignored += [_ignored(r, "in the root, not in a class folder") for r in rels if "/" not in r]
     if not top_dirs:
         raise CorpusError(f"{source}: no class folders; expected <class>/<document files> or "
