@@ -78,12 +78,12 @@ m[2].metric("test", ov["n_test"])
 m[3].metric("classes", ov["n_categories"])
 if len(ov["encodings"]):
     n_replaced = len(ov["replaced_files"])
-    with st.expander(f"Encodings: {int(ov['encodings']['files'].sum())} files, {n_replaced} with replacement "
-                     f"characters", expanded=bool(n_replaced)):
+    with st.expander(f"Encodings: {ov['n_decoded_files']} files, {n_replaced} with replacement characters",
+                     expanded=bool(n_replaced)):
         st.dataframe(ov["encodings"], hide_index=True, key="encoding_table")
         if n_replaced:
-            st.warning("These files held bytes no encoding could read; each became U+FFFD (�). Choose their "
-                       "encoding in the Encoding field if you know it.")
+            st.warning("These files held bytes that automatic detection could not read; each became U+FFFD (�). "
+                       "If the whole upload is in one encoding you know, choose it in the Encoding field.")
             st.dataframe(ov["replaced_files"], hide_index=True, key="replaced_table")
 
 left, right = st.columns(2)
