@@ -18,17 +18,21 @@ decides:
 3. **Strict UTF-8** (``utf-8``; ASCII is reported as UTF-8).  This is the path of nearly every
    file and costs one ``bytes.decode``.
 4. **cp1252, if the result is plausible** (:func:`plausible_cp1252`): the strict decode
-   succeeds (cp1252 leaves five bytes undefined), no control character other than tab, line
-   and page breaks, and, for a text of at least 20 letters, at most 30 % of its letters
-   non-ASCII and at most 5 % of its characters odd symbols (non-ASCII, neither letters nor
-   cp1252's typographic marks ``€ … – — ‘ ’ “ ” • ™`` and the like, nor a no-break space:
-   ``¤ ¦ ¨ ± ¼ ×`` ...).  Western European text has far fewer non-ASCII letters (French about
-   4 %, German 2 %, Icelandic under 20 %); Cyrillic, Greek or Hebrew text in its own 8-bit
-   code page read as cp1252 has almost only non-ASCII letters, and box-drawing or other
-   symbol-heavy code pages read as cp1252 turn into odd symbols.  cp1252 agrees
-   with latin-1 on every printable latin-1 character, so latin-1 files are reported as cp1252.
+   succeeds (cp1252 leaves five bytes undefined), at most 1 % of the characters are control
+   characters (other than tab, line and page breaks: a stray escape or bell in an old e-mail
+   is tolerated, binary data is not), and, for a text of at least 20 letters, at most 30 % of
+   its letters non-ASCII and at most 5 % of its characters odd symbols (non-ASCII, neither
+   letters nor cp1252's typographic marks ``€ … – — ‘ ’ “ ” • ™`` and the like, nor a no-break
+   space: ``¤ ¦ ¨ ± ¼ ×`` ...).  Western European text has far fewer non-ASCII letters (French
+   about 4 %, German 2 %, Icelandic under 20 %); Cyrillic, Greek or Hebrew text in its own
+   8-bit code page read as cp1252 has almost only non-ASCII letters, and box-drawing or other
+   symbol-heavy code pages read as cp1252 turn into odd symbols.  cp1252 agrees with latin-1 on
+   every printable latin-1 character, so latin-1 files are reported as cp1252.
+   **latin-1, if plausible by the same test**, for the files cp1252 cannot decode (one of its
+   five undefined bytes, which latin-1 reads as a C1 control character and counts as one).
 5. **charset_normalizer's best guess** (``charset_normalizer.from_bytes(...).best()``), for
-   files rules 1-4 reject (e.g. cp1251 Russian, Shift-JIS).
+   files rules 1-4 reject (e.g. cp1251 Russian, Shift-JIS).  A mostly-ASCII file with one odd
+   byte never gets here: the detector is unreliable on those (it answers cp775 or mac-latin2).
 6. **Fallback**: cp1252 with ``errors="replace"``; the file is recorded as replaced when a
    byte became U+FFFD.
 
@@ -60,12 +64,13 @@ _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _BOM_FIRST_BYTES = frozenset(mark[0] for mark, _ in _BOMS)
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
 # what cp1252 puts at 0x80-0x9F (its typographic marks) and the no-break space: not odd
 _CP1252_MARKS = frozenset(bytes(range(0x80, 0xA0)).decode("cp1252", errors="ignore") + "\xa0")
 # thresholds of rule 4 (module docstring)
+_MAX_CONTROL = 0.01
 _MIN_LETTERS = 20
 _MAX_NON_ASCII_LETTERS = 0.30
 _MAX_ODD_SYMBOLS = 0.05
@@ -128,9 +133,9 @@ def _utf16_32_pattern(data: bytes) -> str | None:
 
 
 def plausible_cp1252(text: str, data: bytes) -> bool:
-    """Rule 4 of the module docstring: does ``text`` (``data`` decoded as cp1252) read as
-    Western European text?"""
-    if _CONTROL.search(text):
+    """Rule 4 of the module docstring: does ``text`` (``data`` decoded as cp1252 or latin-1) read
+    as Western European text?"""
+    if len(_CONTROL.findall(text)) > _MAX_CONTROL * len(text):
         return False
     non_ascii = _NON_ASCII.findall(text)
     ascii_letters = len(data) - len(data.translate(None, _ASCII_LETTERS))
@@ -176,11 +181,11 @@ def _detect(data: bytes) -> DecodedText:
     except UnicodeDecodeError:
         pass
     try:
-        text = data.decode("cp1252")
+        text, codec = data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
-        text = None
-    if text is not None and plausible_cp1252(text, data):
-        return DecodedText(text, "cp1252")
+        text, codec = data.decode("latin-1"), "latin-1"
+    if plausible_cp1252(text, data):
+        return DecodedText(text, codec)
     guessed = _guess(data)
     if guessed is not None:
         return guessed

@@ -62,13 +62,33 @@ def test_latin1_and_cp1252_text_reads_as_cp1252(codec):
     assert (d.text, d.encoding, d.replaced) == (text, "cp1252", False)
 
 
+MESSAGE = (b"From: someone@site.edu\nSubject: Re: engines\n\nI think the caf\xe9 on the corner has the best "
+           b"engines in town, and the price is fair.\n") * 3
+
+
+@pytest.mark.parametrize("stray, codec", [(b"\x1b[1m", "cp1252"), (b"\x07", "cp1252"), (b"\x81", "latin-1"),
+                                          (b"\x9d\x90", "latin-1")])
+def test_a_western_text_with_one_stray_byte_is_not_sent_to_the_detector(stray, codec, monkeypatch):
+    from hbnlab.corpus import encoding
+
+    def no_detector(data):
+        raise AssertionError("the detector was asked")
+
+    monkeypatch.setattr(encoding, "_guess", no_detector)
+    d = decode_text(MESSAGE + stray + b" end\n", "f.txt")
+    assert d.encoding == codec and not d.replaced
+    assert d.text == (MESSAGE + stray + b" end\n").decode(codec)
+    assert "café" in d.text
+
+
 def test_plausible_cp1252_rule():
     western = TEXT.encode("cp1252")
     assert plausible_cp1252(western.decode("cp1252"), western)
     cyrillic = RUSSIAN.encode("cp1251")   # decodes as cp1252, but almost every letter is non-ASCII
     assert not plausible_cp1252(cyrillic.decode("cp1252"), cyrillic)
-    control = b"text with a bell \x07 in it and enough letters to count"
+    control = b"text with bells \x07\x07 in it and enough letters to count"   # 2 controls in 55 characters
     assert not plausible_cp1252(control.decode("cp1252"), control)
+    assert plausible_cp1252(MESSAGE.decode("cp1252") + "\x07", MESSAGE + b"\x07")   # 1 in 340
     typographic = "“Quoted” text — with a dash… and 5 € in enough letters".encode("cp1252")
     assert plausible_cp1252(typographic.decode("cp1252"), typographic)
     boxes = ("menu " + "\u2554\u2550\u2550\u2557 \u2551 item \u2551 " * 6).encode("cp437")  # box drawing
