@@ -42,3 +42,9 @@ def test_train_reads_the_mixed_folder_and_records_a_named_encoding(folder_corpus
     assert main(argv) == 0 and out.exists()
     assert main(argv[:-1] + [str(tmp_path / "n.hbnlab"), "--encoding", "cp1252"]) == 2
     assert "rerun with --encoding auto" in capsys.readouterr().err
+
+
+def test_tree_reads_the_mixed_folder(folder_corpus, capsys):
+    assert main(["tree", "--corpus", str(folder_corpus.root), "--class", "class01", "--classifier", "hbn-or",
+                 "--format", "text"]) == 0
+    assert capsys.readouterr().out.strip()
