@@ -2,6 +2,7 @@
 import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
+from hbnlab.pipeline.config import UPLOAD_ENCODINGS
 
 cfg = widgets.page_frame("Corpus", "Choose the documents to work on. Everything downstream uses this corpus.")
 shown = cfg.corpus_spec()
@@ -42,15 +43,19 @@ else:
         cols = {k: c[i].text_input(k, value=getattr(cfg, f"upload_{k}_column"), key=f"upload_{k}")
                 for i, k in enumerate(("text", "labels", "split", "id", "title"))}
         st.caption("split: a column with train / test (empty: a seeded 75/25 split); id, title: optional.")
+    encoding = st.selectbox("Encoding", UPLOAD_ENCODINGS, index=UPLOAD_ENCODINGS.index(cfg.upload_encoding),
+                            key="upload_encoding",
+                            help="auto: detected file by file (byte-order mark, UTF-16, UTF-8, cp1252, a detector's "
+                                 "guess). A named encoding reads every file strictly with it.")
     uploaded = st.file_uploader("CSV / TSV / JSONL / Parquet table (a text and a labels column) or a ZIP (one "
                                 "table or one folder per class)", type=list(services.UPLOAD_TYPES),
                                 key="corpus_upload")
     if uploaded is not None:
-        trial = cfg.replace(**{f"upload_{k}_column": v.strip() for k, v in cols.items()})
+        trial = cfg.replace(upload_encoding=encoding, **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
         with widgets.readable_errors():
             with st.spinner(f"Reading {uploaded.name} ..."):
                 path = services.store_upload(uploaded.getvalue(), uploaded.name, trial.upload_options())
-        new = state.change_corpus(corpus="upload", upload_path=str(path),
+        new = state.change_corpus(corpus="upload", upload_path=str(path), upload_encoding=encoding,
                                   **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
         if new.corpus_spec() != cfg.corpus_spec():
             state.flash(f"Read {widgets.md_escape(uploaded.name)}.")
@@ -70,6 +75,15 @@ m[0].metric("documents", ov["n_documents"])
 m[1].metric("training", ov["n_train"])
 m[2].metric("test", ov["n_test"])
 m[3].metric("classes", ov["n_categories"])
+if len(ov["encodings"]):
+    n_replaced = len(ov["replaced_files"])
+    with st.expander(f"Encodings: {ov['n_decoded_files']} files, {n_replaced} with replacement characters",
+                     expanded=bool(n_replaced)):
+        st.dataframe(ov["encodings"], hide_index=True, key="encoding_table")
+        if n_replaced:
+            st.warning("These files held bytes that automatic detection could not read; each became U+FFFD (�). "
+                       "If the whole upload is in one encoding you know, choose it in the Encoding field.")
+            st.dataframe(ov["replaced_files"], hide_index=True, key="replaced_table")
 
 left, right = st.columns(2)
 with left:

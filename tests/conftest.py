@@ -28,3 +28,12 @@ def reuters_corpus(reuters_path):
     from hbnlab.corpus import load_reuters21578
 
     return load_reuters21578(reuters_path)
+
+
+@pytest.fixture
+def folder_corpus(tmp_path):
+    """A small generated folder-per-class corpus (``tests/corpus_fixtures.py``): 4 classes x 8
+    documents, train/ and test/ folders, files in utf-8, latin-1, cp1252 and utf-16."""
+    from corpus_fixtures import make_folder_corpus
+
+    return make_folder_corpus(tmp_path / "fixture", n_classes=4, docs_per_class=8)

@@ -277,6 +277,7 @@ def document(cfg: ExperimentConfig, doc_id: str):
 #: The config fields that decide the indexed data (the cache key of :func:`experiment`).
 _DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "reuters_dir", "upload_path", "upload_text_column",
                 "upload_labels_column", "upload_split_column", "upload_id_column", "upload_title_column",
+                "upload_encoding",
                 "stopwords", "stemming", "min_df", "selection", "categories", "n_categories", "validation", "cv",
                 "random_state")
 

@@ -100,9 +100,21 @@ def synthetic_notice(synthetic: bool) -> None:
                    "with pseudo-words; numbers here say nothing about real text.", icon=":material/science:")
 
 
+#: The workbench field of each reader option a CorpusError may advise changing.
+_OPTION_FIELDS = {"encoding": "Encoding"}
+
+
 def show_error(exc: BaseException) -> None:
-    """A reader or settings error as a readable message (never a traceback)."""
-    st.error(md_escape(str(exc) or type(exc).__name__), icon=":material/error:")
+    """A reader or settings error as a readable message (never a traceback); a corpus error that
+    a reader option fixes names the field of that option."""
+    from hbnlab.corpus import CorpusError
+
+    if isinstance(exc, CorpusError) and exc.parameter is not None:
+        field = _OPTION_FIELDS.get(exc.parameter, exc.parameter)
+        text = exc.advise(f"choose {{suggestion}} in the {field} field")
+    else:
+        text = str(exc) or type(exc).__name__
+    st.error(md_escape(text), icon=":material/error:")
 
 
 @contextmanager

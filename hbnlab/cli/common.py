@@ -21,8 +21,13 @@ class CLIError(HbnlabError, ValueError):
 
 def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: str = "--seed",
                        synthetic_size: bool = True) -> None:
-    """``--corpus synthetic|reuters|PATH``, ``--reuters-dir``, the synthetic corpus's seed and size."""
+    """``--corpus synthetic|reuters|PATH``, ``--encoding``, ``--reuters-dir``, the synthetic corpus's seed
+    and size."""
     p.add_argument("--corpus", default=default, help="synthetic | reuters | PATH (directory, table, zip)")
+    p.add_argument("--encoding", default="auto", metavar="auto|NAME",
+                   help="text encoding of the files of --corpus PATH: auto (default) detects it file by file "
+                        "(byte-order mark, UTF-16, UTF-8, cp1252, a detector's guess); a codec name (utf-8, "
+                        "latin-1, cp1252, utf-16) reads every file strictly with it")
     p.add_argument("--reuters-dir", default=None, help="Reuters-21578 directory (default $HBNLAB_REUTERS_DIR, "
                                                        "else the verified download cache)")
     p.add_argument("--allow-modified-reuters", action="store_true",
@@ -91,7 +96,7 @@ def corpus_from_args(args, default: str = "reuters"):
     check_corpus_arg(args)
     seed = args.corpus_seed if hasattr(args, "corpus_seed") else getattr(args, "seed", 0)
     return load_named_corpus(args.corpus or default, reuters_dir=args.reuters_dir, seed=seed,
-                             size=getattr(args, "synthetic_size", 3000))
+                             size=getattr(args, "synthetic_size", 3000), encoding=getattr(args, "encoding", "auto"))
 
 
 def parse_list(text: str, cast, what: str) -> list:

@@ -1,6 +1,6 @@
 """The ``hbnlab`` command line: the parser, ``corpus-info`` and the error handling of every command.
 
-    hbnlab corpus-info [--corpus synthetic|reuters|PATH] [--json]
+    hbnlab corpus-info [--corpus synthetic|reuters|PATH] [--encoding auto|NAME] [--json]
     hbnlab reproduce table-4.10 | table-4.2 ... table-4.9 | decampos-table-1 | verbeek-figures
     hbnlab tree --corpus reuters --class trade --classifier hbn-or --format text|dot|svg
     hbnlab train | export-model | predict | run | report     (hbnlab.cli.models)
@@ -8,7 +8,8 @@
 
 ``hbnlab ...``, ``python -m hbnlab ...`` and ``python -m hbnlab.cli ...`` all run :func:`main`.
 An hbnlab error (bad arguments, a corpus or model file that cannot be read) is printed as one
-line naming the bad value, exit status 2; an interrupted sweep exits 130.
+line naming the bad value, exit status 2; an interrupted sweep exits 130.  A corpus error that an
+option fixes ends with that option (``rerun with --encoding auto``).
 """
 from __future__ import annotations
 
@@ -25,9 +26,12 @@ __all__ = ["build_parser", "main"]
 
 
 def cmd_corpus_info(args) -> int:
+    from hbnlab.corpus.encoding import encoding_summary
+
     corpus = corpus_from_args(args)
     s = corpus.summary()
     if args.json:
+        s.update({k: corpus.meta[k] for k in ("encodings", "replaced_files") if k in corpus.meta})
         print(json.dumps(s, indent=2))
         return 0
     kind = " (synthetic)" if s["synthetic"] else ""
@@ -36,13 +40,15 @@ def cmd_corpus_info(args) -> int:
     print(f"{'category':<20}{'train':>8}{'test':>8}")
     for cat, c in s["per_category"].items():
         print(f"{cat:<20}{c['train']:>8}{c['test']:>8}")
+    for line in encoding_summary(corpus.meta):
+        print(line)
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hbnlab", description="Hierarchical Bayesian network text classifiers.")
     sub = p.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("corpus-info", help="counts per split and category for a corpus")
+    c = sub.add_parser("corpus-info", help="counts per split and category for a corpus, and its files' encodings")
     add_corpus_options(c, default="synthetic")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_corpus_info)
@@ -61,5 +67,9 @@ def main(argv=None) -> int:
         return args.func(args) or 0
     except (HbnlabError, ValueError, OSError) as e:
         # every hbnlab error names the file, line, field or option it refers to
-        print(f"hbnlab: error: {e}", file=sys.stderr)
+        # (hbnlab.corpus is imported only now: ``hbnlab --help`` does not load the library)
+        from hbnlab.corpus import CorpusError
+
+        text = e.advise("rerun with {option} {suggestion}") if isinstance(e, CorpusError) else str(e)
+        print(f"hbnlab: error: {text}", file=sys.stderr)
         return 2

@@ -30,7 +30,7 @@ def _corpus_spec(args):
         return CorpusSpec("synthetic", seed=args.seed, size=args.synthetic_size)
     if args.corpus == "reuters":
         return CorpusSpec("reuters", path=args.reuters_dir)
-    return CorpusSpec("path", path=args.corpus)
+    return CorpusSpec("path", path=args.corpus, encoding=args.encoding)
 
 
 def _parse_params(items) -> dict:

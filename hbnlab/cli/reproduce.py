@@ -45,7 +45,8 @@ def _verbeek(args) -> dict:
     from hbnlab.pipeline.corpus_spec import load_named_corpus
 
     t0 = time.perf_counter()
-    corpus = load_named_corpus(args.corpus or "reuters", reuters_dir=args.reuters_dir, seed=args.random_state)
+    corpus = load_named_corpus(args.corpus or "reuters", reuters_dir=args.reuters_dir, seed=args.random_state,
+                               encoding=args.encoding)
     figs = verbeek_figures(corpus, random_state=args.random_state)
     m = figs.meta
     print(f"Verbeek figures on {m['corpus']}: classes {', '.join(m['classes'])}; {m['n_terms']} terms")
@@ -118,7 +119,7 @@ def cmd_reproduce(args) -> int:
         reuters_dir = str(resolve_reuters_dir(args.reuters_dir, download=True)) \
             if table == 1 and corpus_path is None else None
         result = reproduce_decampos_table(table=table, reuters_dir=reuters_dir, corpus_path=corpus_path,
-                                          random_state=args.random_state, log=print)
+                                          random_state=args.random_state, log=print, encoding=args.encoding)
         print(format_decampos_table(result))
     else:
         result = _verbeek(args)

@@ -11,6 +11,9 @@ line or field.
 * 20 Newsgroups and OHSUMED in their distributed layouts (de Campos et al.'s other
   collections): :func:`read_20newsgroups`, :func:`read_ohsumed` (``ohsumed-first-20000-docs`` or
   the original ``ohsumed.NN`` files), :func:`detect_collection_layout`;
+* text decoding (:mod:`hbnlab.corpus.encoding`): ``encoding="auto"``, the default of every
+  reader, detects each file's encoding; ``Corpus.meta['encodings']`` and
+  ``meta['replaced_files']`` report what was used;
 * :func:`make_synthetic_corpus`: documents from a known hierarchical model with planted word
   groups (the default corpus of the workbench).
 """

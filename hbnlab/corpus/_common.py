@@ -1,4 +1,5 @@
-"""Helpers shared by the corpus readers: decoding, size limits, seeded splits, label checks.
+"""Helpers shared by the corpus readers: size limits, seeded splits, label checks (decoding is
+:mod:`hbnlab.corpus.encoding`).
 
 Every helper raises :class:`~hbnlab.corpus.base.CorpusError` whose message names the source
 (a file name, a ZIP member, an upload's name) and, where it applies, the line, row or field.
@@ -58,28 +59,6 @@ def check_size(n_bytes: int, max_bytes: int | None, source: str, what: str = "")
             f"{label} is {format_bytes(n_bytes)} ({n_bytes} bytes), over the limit "
             f"max_bytes={max_bytes} ({format_bytes(max_bytes)}); pass a larger max_bytes= to accept it"
         )
-
-
-def decode_bytes(data: bytes, source: str, encoding: str | None = None) -> str:
-    """Decode ``data``: UTF-8 (a leading BOM is dropped) unless ``encoding`` is given.
-
-    The error names the source, the encoding tried, the byte offset and the line of the first
-    undecodable byte, and suggests ``encoding=``.
-    """
-    enc = "utf-8-sig" if encoding is None else encoding
-    try:
-        return data.decode(enc)
-    except LookupError:
-        raise CorpusError(f"{source}: unknown encoding {encoding!r}") from None
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        bad = data[exc.start : exc.start + 4].hex(" ")
-        shown = "UTF-8" if encoding is None else repr(encoding)
-        raise CorpusError(
-            f"line {line} of {source}: cannot decode as {shown} at byte offset {exc.start} "
-            f"(bytes {bad}: {exc.reason}); pass encoding= (e.g. encoding='latin-1') to read it "
-            f"with another encoding"
-        ) from None
 
 
 def check_random_split_args(test_fraction: float) -> None:

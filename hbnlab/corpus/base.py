@@ -20,7 +20,33 @@ SPLITS = ("train", "test")
 
 
 class CorpusError(HbnlabError, ValueError):
-    """A corpus could not be read.  The message names the file and the line or field."""
+    """A corpus could not be read.  The message names the file and the line or field.
+
+    An error that a reader option can fix carries the option (``parameter``, e.g.
+    ``"encoding"``) and the value to try (``suggestion``, e.g. ``"auto"``).  ``str()`` gives
+    the Python advice (``pass encoding='auto'``); each frontend phrases the same advice for
+    its own controls with :meth:`advise` (the command line's ``--encoding``, the workbench's
+    Encoding field).
+    """
+
+    def __init__(self, message: str, parameter: str | None = None, suggestion: str | None = None):
+        super().__init__(message, parameter, suggestion)
+        self.message = message
+        self.parameter = parameter
+        self.suggestion = suggestion
+
+    def advise(self, how: str) -> str:
+        """The message followed by ``how`` (formatted with ``parameter``, ``option`` -- the
+        parameter as a command-line flag -- and ``suggestion``), or the bare message when the
+        error carries no parameter."""
+        if self.parameter is None:
+            return self.message
+        option = "--" + self.parameter.replace("_", "-")
+        return f"{self.message}; " + how.format(parameter=self.parameter, option=option,
+                                                suggestion=self.suggestion)
+
+    def __str__(self) -> str:
+        return self.advise("pass {parameter}={suggestion!r}")
 
 
 class MissingColumnError(CorpusError):

@@ -39,9 +39,12 @@ OHSUMED (:func:`read_ohsumed`, :func:`read_ohsumed_medline`)
 
 Rules every reader here keeps: errors are :class:`~hbnlab.corpus.base.CorpusError` naming the
 file and the line; a file over ``max_file_bytes`` or a tree over ``max_bytes`` is refused; a file
-is either loaded or listed in ``meta['ignored_files']`` as ``{"file", "reason"}``.  Bytes are
-decoded as strict UTF-8, else latin-1 (these collections predate UTF-8; latin-1 decodes every
-byte), see :func:`_decode`.
+is either loaded or listed in ``meta['ignored_files']`` as ``{"file", "reason"}``.  Each file is
+decoded on its own with ``encoding="auto"`` (:mod:`hbnlab.corpus.encoding`: byte-order mark,
+UTF-16 / UTF-32, strict UTF-8, plausible cp1252 -- these collections predate UTF-8 --, a
+detector's guess, else cp1252 with replacement characters) or strictly with a named codec;
+``meta['encodings']`` counts the files per codec and ``meta['replaced_files']`` lists those where
+undecodable bytes became U+FFFD.
 
 References
 ----------
@@ -58,6 +61,7 @@ from pathlib import Path
 
 from ._common import DEFAULT_MAX_BYTES, check_size, has_letters, seeded_split
 from .base import Corpus, CorpusError, Document
+from .encoding import AUTO, EncodingTally, decode_text
 
 __all__ = ["read_20newsgroups", "read_ohsumed", "read_ohsumed_medline", "read_mesh_trees",
            "parse_usenet_message", "detect_collection_layout", "OHSUMED_CATEGORIES", "MAX_FILE_BYTES", "MAX_FILES"]
@@ -77,17 +81,6 @@ _MARKER = re.compile(r"\.[A-Z]")
 
 
 # ---------------------------------------------------------------------------- shared helpers
-def _decode(data: bytes, source: str) -> tuple[str, str]:
-    """``(text, encoding)``: strict UTF-8 (a BOM dropped), else latin-1, which maps every byte.
-
-    ``source`` names the file for a future decoder that can fail; this one cannot.
-    """
-    try:
-        return data.decode("utf-8-sig"), "utf-8"
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
-
-
 def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
@@ -198,7 +191,7 @@ def parse_usenet_message(text: str, source: str) -> tuple[dict, str]:
 
 def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
                       max_bytes: int | None = DEFAULT_MAX_BYTES, max_file_bytes: int | None = MAX_FILE_BYTES,
-                      name: str | None = None) -> Corpus:
+                      name: str | None = None, encoding: str | None = AUTO) -> Corpus:
     """Read 20 Newsgroups in the ``20news-bydate``, ``20news-18828`` or ``20news-19997`` layout.
 
     Parameters
@@ -215,6 +208,8 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
         Limits on the tree's total and on one file.
     name : str, optional
         Corpus name; default the folder's name.
+    encoding : str, default "auto"
+        ``"auto"`` (each file's codec detected) or a codec name for every file.
 
     Returns
     -------
@@ -222,7 +217,8 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
         Title = ``Subject``, text = the body, labels = the groups.  ``meta``: ``layout``
         (``"20news-bydate"`` or ``"20news-folder-per-group"``), ``split`` (``"folders"`` or
         ``"seeded"`` with ``test_fraction`` / ``random_state``, or ``"none"``), ``n_files``,
-        ``crossposts`` (``{kept id: [merged copies]}``), ``ignored_files``, ``encodings``.
+        ``crossposts`` (``{kept id: [merged copies]}``), ``ignored_files``, ``encodings``,
+        ``replaced_files``.
 
     Raises
     ------
@@ -248,7 +244,7 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
         raise CorpusError(f"{top}: no group folders; expected 20news-bydate-train/<group>/<id> or <group>/<id>")
     depth = 3 if bydate else 2
     ignored = [_ignored(h, "hidden file or folder") for h in hidden]
-    encodings: dict[str, int] = {}
+    tally = EncodingTally(encoding)
     merged: dict[tuple, int] = {}
     docs: list[Document] = []
     crossposts: dict[str, list[str]] = {}
@@ -261,8 +257,7 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
         split = kinds[parts[0]] if bydate else "train"
         group = parts[-2]
         loc = str(p)
-        text, enc = _decode(p.read_bytes(), loc)
-        encodings[enc] = encodings.get(enc, 0) + 1
+        text = tally.decode(p.read_bytes(), loc, rel)
         headers, body = parse_usenet_message(text, loc)
         subject = headers.get("subject", "")
         if not has_letters(subject + " " + body):
@@ -292,7 +287,7 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
     meta = {"source": str(top), "format": "20newsgroups",
             "layout": "20news-bydate" if bydate else "20news-folder-per-group", **split_meta,
             "n_files": len(files), "n_documents": len(docs), "crossposts": crossposts,
-            "ignored_files": ignored, "encodings": encodings}
+            "ignored_files": ignored, **tally.meta()}
     return Corpus(name or top.resolve().name, tuple(docs), meta=meta)
 
 
@@ -312,7 +307,7 @@ def read_mesh_trees(path, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict[
     if not p.is_file():
         raise CorpusError(f"{p}: MeSH tree file not found (expected NLM's mtreesYYYY.bin, lines 'Heading;C14.280')")
     check_size(p.stat().st_size, max_bytes, str(p))
-    text, _ = _decode(p.read_bytes(), str(p))
+    text = decode_text(p.read_bytes(), str(p)).text
     out: dict[str, list[str]] = {}
     for n, line in enumerate(_lines(text), 1):
         if not line.strip():
@@ -399,7 +394,7 @@ def _find_mesh_trees(folder: Path) -> Path | None:
 
 
 def read_ohsumed_medline(path, *, mesh_trees=None, max_bytes: int | None = DEFAULT_MAX_BYTES,
-                         name: str | None = None) -> Corpus:
+                         name: str | None = None, encoding: str | None = AUTO) -> Corpus:
     """Read original OHSUMED files (``ohsumed.87`` ... ``ohsumed.91``): one file or a folder of them.
 
     Parameters
@@ -412,6 +407,8 @@ def read_ohsumed_medline(path, *, mesh_trees=None, max_bytes: int | None = DEFAU
         the labels are the categories ``C01`` ... ``C23``; without it, the MeSH main headings.
     max_bytes : int or None
         Limit on each file (``ohsumed.91`` is about 100 MB).
+    encoding : str, default "auto"
+        ``"auto"`` (each file's codec detected) or a codec name for every file.
 
     Returns
     -------
@@ -420,8 +417,9 @@ def read_ohsumed_medline(path, *, mesh_trees=None, max_bytes: int | None = DEFAU
         abstract), all in 'train' (the split is the protocol's, see
         :func:`hbnlab.experiments.decampos.load_decampos_ohsumed`).  ``meta``: ``layout``
         ``"ohsumed-medline"``, ``labels`` (``"C01-C23"`` or ``"mesh-headings"``), ``files``
-        (``{file: number of records}``), ``mesh_trees``, ``unknown_headings`` (count), and
-        ``ignored_records`` (records without a title or abstract, ``{"file", "line", "reason"}``).
+        (``{file: number of records}``), ``mesh_trees``, ``unknown_headings`` (count), ``encodings``,
+        ``replaced_files`` and ``ignored_records`` (records without a title or abstract,
+        ``{"file", "line", "reason"}``).
 
     Raises
     ------
@@ -449,9 +447,10 @@ def read_ohsumed_medline(path, *, mesh_trees=None, max_bytes: int | None = DEFAU
     counts: dict[str, int] = {}
     ignored_records: list[dict] = []
     unknown: set = set()
+    tally = EncodingTally(encoding)
     for src in sources:
         check_size(src.stat().st_size, max_bytes, str(src))
-        text, _ = _decode(src.read_bytes(), str(src))
+        text = tally.decode(src.read_bytes(), str(src), src.name)
         records = _parse_medline(text, str(src))
         counts[src.name] = len(records)
         for rec in records:
@@ -473,12 +472,13 @@ def read_ohsumed_medline(path, *, mesh_trees=None, max_bytes: int | None = DEFAU
     meta = {"source": str(p), "format": "ohsumed", "layout": "ohsumed-medline",
             "labels": "C01-C23" if trees is not None else "mesh-headings", "files": counts,
             "mesh_trees": str(tree_path) if tree_path is not None else None, "unknown_headings": len(unknown),
-            "split": "none", "ignored_files": ignored, "ignored_records": ignored_records}
+            "split": "none", "ignored_files": ignored, "ignored_records": ignored_records, **tally.meta()}
     return Corpus(name or (p.name if p.is_file() else p.resolve().name), tuple(docs), meta=meta)
 
 
-def _ohsumed_tree(top: Path, max_bytes, max_file_bytes, name) -> Corpus:
+def _ohsumed_tree(top: Path, max_bytes, max_file_bytes, name, encoding) -> Corpus:
     files, hidden = _walk(top, max_bytes, max_file_bytes)
+    tally = EncodingTally(encoding)
     ignored = [_ignored(h, "hidden file or folder") for h in hidden]
     kinds = {d: _split_kind(d) for d in {rel.split("/", 1)[0] for rel, _ in files if "/" in rel}}
     seen: dict[str, dict] = {}
@@ -488,7 +488,7 @@ def _ohsumed_tree(top: Path, max_bytes, max_file_bytes, name) -> Corpus:
             ignored.append(_ignored(rel, "not in training/<category>/ or test/<category>/"))
             continue
         split, cat, doc_id = kinds[parts[0]], parts[1], parts[2]
-        text, _ = _decode(p.read_bytes(), str(p))
+        text = tally.decode(p.read_bytes(), str(p), rel)
         lines = [ln.strip() for ln in _lines(text)]
         start = next((i for i, ln in enumerate(lines) if ln), None)
         if start is None or not has_letters(text):
@@ -512,12 +512,13 @@ def _ohsumed_tree(top: Path, max_bytes, max_file_bytes, name) -> Corpus:
             for k, v in sorted(seen.items(), key=lambda kv: (kv[1]["split"] != "train", kv[0]))]
     meta = {"source": str(top), "format": "ohsumed", "layout": "ohsumed-first-20000-docs", "labels": "folders",
             "split": "folders", "split_folders": kinds, "n_files": len(files), "n_documents": len(docs),
-            "n_multilabel": sum(len(d.labels) > 1 for d in docs), "ignored_files": ignored}
+            "n_multilabel": sum(len(d.labels) > 1 for d in docs), "ignored_files": ignored, **tally.meta()}
     return Corpus(name or top.resolve().name, tuple(docs), meta=meta)
 
 
 def read_ohsumed(path, *, mesh_trees=None, max_bytes: int | None = DEFAULT_MAX_BYTES,
-                 max_file_bytes: int | None = MAX_FILE_BYTES, name: str | None = None) -> Corpus:
+                 max_file_bytes: int | None = MAX_FILE_BYTES, name: str | None = None,
+                 encoding: str | None = AUTO) -> Corpus:
     """Read OHSUMED in either layout: ``ohsumed-first-20000-docs`` or the original ``ohsumed.NN`` files.
 
     ``training/<category>/<id>`` and ``test/<category>/<id>`` (``train`` / ``testing`` and
@@ -533,8 +534,8 @@ def read_ohsumed(path, *, mesh_trees=None, max_bytes: int | None = DEFAULT_MAX_B
     """
     p = Path(path)
     if p.is_dir() and _split_folders(_unwrap(p)):
-        return _ohsumed_tree(_unwrap(p), max_bytes, max_file_bytes, name)
-    return read_ohsumed_medline(path, mesh_trees=mesh_trees, max_bytes=max_bytes, name=name)
+        return _ohsumed_tree(_unwrap(p), max_bytes, max_file_bytes, name, encoding)
+    return read_ohsumed_medline(path, mesh_trees=mesh_trees, max_bytes=max_bytes, name=name, encoding=encoding)
 
 
 def detect_collection_layout(path) -> str | None:

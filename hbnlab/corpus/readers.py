@@ -8,9 +8,12 @@ memory before returning, so a failure never leaves a half-loaded corpus behind, 
 
 Rules shared by all readers
 ---------------------------
-* **Text decoding**: UTF-8 (a leading byte-order mark is dropped) unless ``encoding=`` names
-  another codec (e.g. ``"latin-1"``).  An undecodable byte is reported with its byte offset and
-  line.
+* **Text decoding**: ``encoding="auto"`` (default) detects each file's codec -- a byte-order
+  mark, UTF-16 / UTF-32 without one, strict UTF-8, plausible cp1252, charset_normalizer's guess,
+  else cp1252 with replacement characters (:mod:`hbnlab.corpus.encoding`); a codec name
+  (``"latin-1"``) decodes strictly, an undecodable byte reported with its byte offset and line.
+  ``meta['encodings']`` counts the files per codec, ``meta['replaced_files']`` lists the files
+  where undecodable bytes became U+FFFD.
 * **Documents need tokens**: a document whose title + text holds no letter (hence no token in
   the thesis's sense, sec. 4.1.2) is rejected, naming its line / file.
 * **Labels**: every document needs at least one label, and every label at least one training
@@ -26,6 +29,7 @@ Rules shared by all readers
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import difflib
 import io
@@ -45,11 +49,11 @@ from ._common import (
     check_random_split_args,
     check_size,
     check_unique_ids,
-    decode_bytes,
     has_letters,
     seeded_split,
 )
 from .base import Corpus, CorpusError, Document, MissingColumnError
+from .encoding import AUTO, EncodingTally, check_encoding
 from .fetch import is_safe_member_name
 from .reuters import REUTERS_FILES, _read_reuters_files
 
@@ -242,7 +246,8 @@ def _split_labels(value, sep: str | None, col: str, loc: str, source: str) -> li
 def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, source: str, fmt: str,
                       text_column: str, labels_column: str, label_sep: str | None,
                       id_column: str | None, title_column: str | None, split_column: str | None,
-                      test_fraction: float, random_state, name: str | None) -> Corpus:
+                      test_fraction: float, random_state, name: str | None,
+                      extra_meta: dict | None = None) -> Corpus:
     check_random_split_args(test_fraction)
     if label_sep is not None and (not isinstance(label_sep, str) or label_sep == ""):
         raise ValueError(f"label_sep must be a non-empty string or None (auto), got {label_sep!r}")
@@ -310,7 +315,7 @@ def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, s
         split_meta = {"split": "seeded", "test_fraction": float(test_fraction),
                       "random_state": _json_safe_seed(random_state)}
     meta = {"source": source, "format": fmt, "label_sep": "whitespace" if sep is None or not sep.strip() else sep,
-            **split_meta}
+            **split_meta, **(extra_meta or {})}
     return Corpus(name or PurePosixPath(source.replace("\\", "/")).stem, tuple(docs), synthetic=False, meta=meta)
 
 
@@ -318,15 +323,17 @@ def _table_from_bytes(data: bytes, source: str, fmt: str, *, text_column: str = 
                       labels_column: str = "labels", label_sep: str | None = None,
                       id_column: str | None = None, title_column: str | None = None,
                       split_column: str | None = None, test_fraction: float = 0.25,
-                      random_state=0, encoding: str | None = None,
+                      random_state=0, encoding: str | None = AUTO,
                       max_bytes: int | None = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
     check_size(len(data), max_bytes, source)
+    tally = EncodingTally(encoding)
     if fmt == "parquet":
         if not data:
             raise CorpusError(f"{source}: file is empty")
         columns, rows = _parquet_rows(data, source)
+        tally.encodings["utf-8"] = 1  # Parquet stores strings as UTF-8
     else:
-        text = decode_bytes(data, source, encoding)
+        text = tally.decode(data, source)
         if not text.strip():
             raise CorpusError(f"{source}: file is empty")
         if fmt == "jsonl":
@@ -336,13 +343,14 @@ def _table_from_bytes(data: bytes, source: str, fmt: str, *, text_column: str = 
     return _corpus_from_rows(columns, rows, source=source, fmt=fmt, text_column=text_column,
                              labels_column=labels_column, label_sep=label_sep, id_column=id_column,
                              title_column=title_column, split_column=split_column,
-                             test_fraction=test_fraction, random_state=random_state, name=name)
+                             test_fraction=test_fraction, random_state=random_state, name=name,
+                             extra_meta=tally.meta())
 
 
 def read_table(path, *, text_column: str = "text", labels_column: str = "labels",
                label_sep: str | None = None, id_column: str | None = None,
                title_column: str | None = None, split_column: str | None = None,
-               test_fraction: float = 0.25, random_state=0, encoding: str | None = None,
+               test_fraction: float = 0.25, random_state=0, encoding: str | None = AUTO,
                max_bytes: int | None = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
     """Read a table of documents: CSV, TSV, JSON Lines or Parquet (format from the extension).
 
@@ -367,8 +375,9 @@ def read_table(path, *, text_column: str = "text", labels_column: str = "labels"
     split_column : str, optional
         Values ``train`` / ``test`` (case-insensitive).  Without it, a seeded split (see the
         module docstring) with ``test_fraction`` and ``random_state``.
-    encoding : str, optional
-        Text encoding for CSV / TSV / JSONL; default UTF-8 (BOM allowed).
+    encoding : str, default "auto"
+        Text encoding for CSV / TSV / JSONL: ``"auto"`` detects it (module docstring), a codec
+        name (``"latin-1"``) decodes strictly.
     max_bytes : int or None
         Refuse files larger than this (default 200 MB).
     name : str, optional
@@ -416,22 +425,36 @@ def _split_folder(name: str) -> str | None:
     return None
 
 
+_HIDDEN = "hidden or system file (.*, __MACOSX, Thumbs.db, desktop.ini)"
+
+
+def _ignored(rel: str, reason: str) -> dict:
+    return {"file": rel, "reason": reason}
+
+
 def _skipped(rel: str) -> bool:
     return any(part.startswith(".") or part in _SKIP_NAMES for part in rel.split("/"))
 
 
 def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction: float = 0.0,
-                      random_state=0, encoding: str | None = None, name: str | None = None,
-                      max_bytes: int | None = DEFAULT_MAX_BYTES, member_prefix: str | None = None) -> Corpus:
+                      random_state=0, encoding: str | None = AUTO, name: str | None = None,
+                      max_bytes: int | None = DEFAULT_MAX_BYTES, member_prefix: str | None = None,
+                      skipped: list[str] | None = None) -> Corpus:
     """Folder-per-class corpus from ``{relative posix path: bytes}``.
 
     A file is named ``<source>/<rel>`` in messages, or ``<source>:<member_prefix><rel>`` for ZIP
-    members.
+    members.  ``skipped``: hidden or system files the caller did not read (listed in
+    ``meta['ignored_files']`` with those of ``files``).  Copies of one document in several class
+    folders (the same path below the class folder, the same split and the same text) become one
+    document with all those labels.
     """
     check_random_split_args(test_fraction)
-    rels = sorted(r for r in files if not _skipped(r))
+    tally = EncodingTally(encoding)
+    hidden = {r for r in files if _skipped(r)}
+    rels = sorted(r for r in files if r not in hidden)
     top_dirs = sorted({r.split("/", 1)[0] for r in rels if "/" in r})
-    ignored = [r for r in rels if "/" not in r]
+    ignored = [_ignored(r, _HIDDEN) for r in sorted(hidden.union(skipped or ()))]
+    ignored += [_ignored(r, "in the root, not in a class folder") for r in rels if "/" not in r]
     if not top_dirs:
         raise CorpusError(f"{source}: no class folders; expected <class>/<document files> or "
                           f"train/<class>/... and test/<class>/...")
@@ -452,23 +475,33 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
 
     docs: list[Document] = []
     where: list[str] = []
+    first_copy: dict[tuple, int] = {}
+    copies: dict[str, list[str]] = {}
     for rel in rels:
         parts = rel.split("/")
         if split_layout:
             if len(parts) < 3:  # a file in the root (already listed) or directly in train/ or test/
                 if len(parts) == 2:
-                    ignored.append(rel)
+                    ignored.append(_ignored(rel, "directly in a split folder, not in a class folder"))
                 continue
-            split, label = kinds[parts[0]], parts[1]
+            split, label, below = kinds[parts[0]], parts[1], "/".join(parts[2:])
         else:
             if len(parts) < 2:
                 continue
-            split, label = "train", parts[0]
+            split, label, below = "train", parts[0], "/".join(parts[1:])
         loc = f"{source}/{rel}" if member_prefix is None else f"{source}:{member_prefix}{rel}"
-        text = decode_bytes(files[rel], loc, encoding)
+        text = tally.decode(files[rel], loc, rel)
         if not has_letters(text):
             what = "is empty" if not text.strip() else "has no letters"
             raise CorpusError(f"{loc}: the document {what}, so it has no tokens (a token is a run of letters)")
+        key = (split, below, text)
+        j = first_copy.get(key)
+        if j is not None:
+            docs[j] = Document(docs[j].id, text, docs[j].labels | {label}, split)
+            copies[docs[j].id].append(rel)
+            continue
+        first_copy[key] = len(docs)
+        copies[rel] = []
         docs.append(Document(id=rel, text=text, labels=frozenset([label]), split=split))
         where.append(f"file {rel}")
     if not docs:
@@ -487,19 +520,27 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
         docs = [Document(d.id, d.text, d.labels, s, d.title, d.date) for d, s in zip(docs, splits)]
         split_meta = {"split": "seeded", "test_fraction": float(test_fraction),
                       "random_state": _json_safe_seed(random_state)}
-    meta = {"source": source, "format": "folder-per-class", "ignored_files": sorted(ignored), **split_meta}
+    ignored.sort(key=lambda d: d["file"])
+    meta = {"source": source, "format": "folder-per-class", "ignored_files": ignored, **split_meta,
+            "merged_copies": {k: v for k, v in copies.items() if v}, **tally.meta()}
     default_name = PurePosixPath(source.replace("\\", "/")).name or "corpus"
     return Corpus(name or default_name, tuple(docs), synthetic=False, meta=meta)
 
 
-def _tree_from_dir(root: Path, max_bytes: int | None) -> dict[str, bytes]:
-    """``{relative posix path: bytes}`` of every regular file under ``root`` (hidden ones skipped)."""
+def _tree_from_dir(root: Path, max_bytes: int | None) -> tuple[dict[str, bytes], list[str]]:
+    """``{relative posix path: bytes}`` of every regular file under ``root``, and the relative
+    paths of the hidden or system files and folders (``name/``) that were not read."""
     entries: list[tuple[str, Path]] = []
+    skipped: list[str] = []
     total = 0
     for dirpath, dirnames, filenames in os.walk(root):
+        base = Path(dirpath)
+        skipped += [(base / d).relative_to(root).as_posix() + "/" for d in dirnames
+                    if d.startswith(".") or d in _SKIP_NAMES]
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_NAMES)
         for fn in sorted(filenames):
             if fn.startswith(".") or fn in _SKIP_NAMES:
+                skipped.append((base / fn).relative_to(root).as_posix())
                 continue
             p = Path(dirpath) / fn
             if not p.is_file():
@@ -507,11 +548,11 @@ def _tree_from_dir(root: Path, max_bytes: int | None) -> dict[str, bytes]:
             total += p.stat().st_size
             entries.append((p.relative_to(root).as_posix(), p))
     check_size(total, max_bytes, str(root), " (total of its files)")
-    return {rel: p.read_bytes() for rel, p in entries}
+    return {rel: p.read_bytes() for rel, p in entries}, skipped
 
 
 def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
-                          encoding: str | None = None, max_bytes: int | None = DEFAULT_MAX_BYTES,
+                          encoding: str | None = AUTO, max_bytes: int | None = DEFAULT_MAX_BYTES,
                           name: str | None = None) -> Corpus:
     """Read a folder-per-class tree (the 20 Newsgroups layout).
 
@@ -526,22 +567,28 @@ def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
       folder the seeded split applies to the training folder.
 
     One label per file; a document's id is its path relative to ``root`` (``train/sci.space/6015``).
+    The same file name with the same text in several class folders of one split is one
+    multi-label document (id: its first path); ``meta['merged_copies']`` lists the other paths.
+    ``encoding`` is ``"auto"`` (each file's codec detected) or a codec name; ``meta['encodings']``
+    and ``meta['replaced_files']`` report what was used (module docstring).
     Hidden files and folders (``.DS_Store``), ``__MACOSX``, and files directly in ``root`` (a
-    README) are skipped; the latter are listed in ``meta['ignored_files']``.
+    README) are skipped, and listed in ``meta['ignored_files']`` as ``{"file", "reason"}``.
 
     Raises
     ------
     CorpusError
-        Naming the file: undecodable bytes (with offset and line), a document without letters,
+        Naming the file: undecodable bytes under a named ``encoding`` (with offset and line), a
+        document without letters,
         a class present only under ``test/``, a total size over ``max_bytes``, a missing root
         or a root without class folders.
     """
     root = Path(path)
     if not root.is_dir():
         raise CorpusError(f"{root}: not a directory")
-    files = _tree_from_dir(root, max_bytes)
+    files, skipped = _tree_from_dir(root, max_bytes)
     return _corpus_from_tree(files, str(root), test_fraction=test_fraction, random_state=random_state,
-                             encoding=encoding, name=name or root.resolve().name, max_bytes=max_bytes)
+                             encoding=encoding, name=name or root.resolve().name, max_bytes=max_bytes,
+                             skipped=skipped)
 
 
 # ---------------------------------------------------------------------------- ZIP
@@ -625,11 +672,13 @@ def _strip_wrapper(files: dict[str, bytes]) -> tuple[dict[str, bytes], str]:
 
 
 def _corpus_from_archive_tree(files: dict[str, bytes], source: str, kw: dict) -> Corpus:
+    skipped = sorted(r for r in files if _skipped(r))
     files, prefix = _strip_wrapper(files)
     rels = [r for r in files if not _skipped(r)]
     if not rels:
         raise CorpusError(f"{source}: the archive holds no files")
     if REUTERS_FILES[0] in files:
+        kw = _reuters_kw(kw, source)
         _reject_kw(kw, {"progress"}, "a Reuters-21578 archive")
         return _read_reuters_files(files, source, kw.get("progress"))
     flat = [r for r in rels if "/" not in r]
@@ -646,7 +695,18 @@ def _corpus_from_archive_tree(files: dict[str, bytes], source: str, kw: dict) ->
     _reject_kw(kw, _FOLDER_KW, "a folder-per-class tree")
     kw = dict(kw)
     kw.setdefault("name", PurePosixPath(prefix.rstrip("/") or source).stem or "corpus")
-    return _corpus_from_tree(files, source, member_prefix=prefix, **kw)
+    return _corpus_from_tree(files, source, member_prefix=prefix, skipped=skipped, **kw)
+
+
+def _reuters_kw(kw: dict, source: str) -> dict:
+    """``kw`` without ``encoding``, which must be "auto" or latin-1: Reuters-21578's SGML files
+    are latin-1 (:mod:`hbnlab.corpus.reuters`)."""
+    kw = dict(kw)
+    enc = check_encoding(kw.pop("encoding", AUTO), source)
+    if enc != AUTO and codecs.lookup(enc).name != "iso8859-1":
+        raise CorpusError(f"{source}: Reuters-21578 is read as latin-1 (its SGML files are); encoding {enc!r} "
+                          f"does not apply", "encoding", AUTO)
+    return kw
 
 
 def _reject_kw(kw: dict, allowed: set, what: str) -> None:
@@ -692,11 +752,14 @@ def load_corpus(path_or_name, **kw) -> Corpus:
     if isinstance(path_or_name, str) and path_or_name == "synthetic":
         from .synthetic import make_synthetic_corpus
 
+        kw = dict(kw)
+        check_encoding(kw.pop("encoding", AUTO))  # generated text: nothing to decode
         return make_synthetic_corpus(**kw)
     if isinstance(path_or_name, str) and path_or_name == "reuters21578":
         from .fetch import fetch_reuters21578
         from .reuters import load_reuters21578
 
+        kw = _reuters_kw(kw, path_or_name)
         progress = kw.pop("progress", None)
         _reject_kw(kw, {"data_home", "download_if_missing", "url"}, "'reuters21578'")
         return load_reuters21578(fetch_reuters21578(progress=progress, **kw), progress=progress)
@@ -708,6 +771,7 @@ def load_corpus(path_or_name, **kw) -> Corpus:
         if (p / REUTERS_FILES[0]).is_file():
             from .reuters import load_reuters21578
 
+            kw = _reuters_kw(kw, str(p))
             _reject_kw(kw, {"progress"}, "a Reuters-21578 folder")
             return load_reuters21578(p, **kw)
         return read_folder_per_class(p, **kw)

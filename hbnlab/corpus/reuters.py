@@ -387,6 +387,8 @@ def _read_reuters_files(files: Mapping[str, bytes], source: str,
         "format": "reuters21578-sgml",
         "split": "ModApte (thesis sec. 4.1.1)",
         **stats,
+        "encodings": {"latin-1": len(REUTERS_FILES)},  # the distribution's SGML files are latin-1
+        "replaced_files": [],
     }
     return Corpus(REUTERS_NAME, tuple(docs), synthetic=False, meta=meta)
 

@@ -159,7 +159,8 @@ def load_decampos_reuters(reuters_dir, *, include_unlabeled: bool = True):
     return Corpus("reuters21578-modapte-decampos", tuple(docs), meta=meta)
 
 
-def load_decampos_ohsumed(path, *, n_train: int = 10_000, n_test: int = 10_000, mesh_trees=None):
+def load_decampos_ohsumed(path, *, n_train: int = 10_000, n_test: int = 10_000, mesh_trees=None,
+                          encoding: str = "auto"):
     """Ohsumed as de Campos et al. use it (Joachims 1998's subset), from either layout.
 
     * ``ohsumed-first-20000-docs`` (``training/<Cnn>/<id>``, ``test/<Cnn>/<id>``): read as it is
@@ -169,7 +170,8 @@ def load_decampos_ohsumed(path, *, n_train: int = 10_000, n_test: int = 10_000, 
       ``n_test`` the test set, labelled with their categories among C01 ... C23 (records with none
       of them stay, as negatives).
 
-    Returns ``None`` when ``path`` is in neither layout.
+    ``encoding`` (``"auto"`` or a codec name) goes to the reader.  Returns ``None`` when ``path``
+    is in neither layout.
 
     Raises
     ------
@@ -183,7 +185,7 @@ def load_decampos_ohsumed(path, *, n_train: int = 10_000, n_test: int = 10_000, 
 
     layout = detect_collection_layout(path)
     if layout == "ohsumed-first-20000-docs":
-        return read_ohsumed(path)
+        return read_ohsumed(path, encoding=encoding)
     if layout != "ohsumed-medline":
         return None
     p = Path(path)
@@ -191,7 +193,7 @@ def load_decampos_ohsumed(path, *, n_train: int = 10_000, n_test: int = 10_000, 
     if not src.is_file():
         raise CorpusError(f"{p}: Joachims's Ohsumed subset (de Campos et al. sec. 4) is taken from ohsumed.91, "
                           "which this folder does not hold")
-    full = read_ohsumed_medline(src, mesh_trees=mesh_trees)
+    full = read_ohsumed_medline(src, mesh_trees=mesh_trees, encoding=encoding)
     if full.meta["labels"] != "C01-C23":
         raise CorpusError(f"{src}: mapping MeSH headings to the 23 categories C01 ... C23 needs NLM's MeSH tree "
                           "file (mtreesYYYY.bin, lines 'Heading;C14.280') in the same folder, or mesh_trees=")
@@ -206,7 +208,8 @@ def load_decampos_ohsumed(path, *, n_train: int = 10_000, n_test: int = 10_000, 
     return Corpus(f"ohsumed91-first{n_train + n_test}", tuple(docs), meta=meta)
 
 
-def load_decampos_20newsgroups(path, *, test_fraction: float = NEWSGROUPS_TEST_FRACTION, random_state: int = 0):
+def load_decampos_20newsgroups(path, *, test_fraction: float = NEWSGROUPS_TEST_FRACTION, random_state: int = 0,
+                               encoding: str = "auto"):
     """20 Newsgroups as de Campos et al. use it: subject and body, the folders' split or a seeded one.
 
     :func:`hbnlab.corpus.read_20newsgroups` reads the folders (crossposts merged); without
@@ -217,12 +220,13 @@ def load_decampos_20newsgroups(path, *, test_fraction: float = NEWSGROUPS_TEST_F
 
     if not 0.0 < float(test_fraction) < 1.0:
         raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction!r}")
-    return read_20newsgroups(path, test_fraction=test_fraction, random_state=random_state)
+    return read_20newsgroups(path, test_fraction=test_fraction, random_state=random_state, encoding=encoding)
 
 
 def load_decampos_collection(table: int, path, *, include_unlabeled: bool = True, test_fraction=None,
-                             random_state: int = 0):
-    """The user's copy of collection ``table`` at ``path``, read by the reader of its layout.
+                             random_state: int = 0, encoding: str = "auto"):
+    """The user's copy of collection ``table`` at ``path``, read by the reader of its layout
+    (``encoding``: ``"auto"`` or a codec name, for every layout but Reuters-21578's latin-1).
 
     Returns ``(corpus, layout)``; a path in no layout of that collection is read by
     :func:`hbnlab.corpus.load_corpus` and the layout is ``"generic"``.
@@ -234,12 +238,13 @@ def load_decampos_collection(table: int, path, *, include_unlabeled: bool = True
     if table == 1 and detect_collection_layout(p) == "reuters21578":
         corpus = load_decampos_reuters(p, include_unlabeled=include_unlabeled)
     elif table == 2:
-        corpus = load_decampos_ohsumed(p)
+        corpus = load_decampos_ohsumed(p, encoding=encoding)
     elif table == 3 and p.is_dir() and detect_collection_layout(p) not in ("reuters21578", "ohsumed-medline"):
         fraction = NEWSGROUPS_TEST_FRACTION if test_fraction is None else test_fraction
-        corpus = load_decampos_20newsgroups(p, test_fraction=fraction, random_state=random_state)
+        corpus = load_decampos_20newsgroups(p, test_fraction=fraction, random_state=random_state,
+                                            encoding=encoding)
     if corpus is None:
-        return load_corpus(str(p)), "generic"
+        return load_corpus(str(p), encoding=encoding), "generic"
     return corpus, corpus.meta["layout"]
 
 
@@ -347,12 +352,12 @@ def evaluate_scores(Y, S) -> dict:
 # --------------------------------------------------------------------------- the experiment
 #: What the collection readers record about their input, copied into the result.
 _READER_KEYS = ("source", "n_files", "n_documents", "n_multilabel", "crossposts", "ignored_files", "ignored_records",
-                "encodings", "labels", "mesh_trees", "unknown_headings", "files")
+                "encodings", "replaced_files", "labels", "mesh_trees", "unknown_headings", "files")
 
 def reproduce_decampos_table(table: int | None = None, reuters_dir=None, *, collection: str | None = None,
                              corpus_path=None, corpus=None, classifiers=CLASSIFIERS, include_unlabeled: bool = True,
                              or_counts: bool = True, rocchio_beta: float = 16.0, rocchio_gamma: float = 4.0,
-                             test_fraction=None, random_state: int = 0, log=None) -> dict:
+                             test_fraction=None, random_state: int = 0, log=None, encoding: str = "auto") -> dict:
     """Run de Campos et al.'s comparison on one collection and put the paper's values beside ours.
 
     Parameters
@@ -386,6 +391,8 @@ def reproduce_decampos_table(table: int | None = None, reuters_dir=None, *, coll
         the other collections have a split and refuse a corpus without one unless it is given.
     log : callable, optional
         Progress messages (e.g. ``print``).
+    encoding : str, default "auto"
+        Text encoding of the files at ``corpus_path``: detected file by file, or a codec name.
 
     Returns
     -------
@@ -433,7 +440,8 @@ def reproduce_decampos_table(table: int | None = None, reuters_dir=None, *, coll
                 "(its distributed layout, a folder per class, CSV/JSONL/Parquet table or ZIP)")
         else:
             corpus, layout = load_decampos_collection(table, corpus_path, include_unlabeled=include_unlabeled,
-                                                      test_fraction=test_fraction, random_state=random_state)
+                                                      test_fraction=test_fraction, random_state=random_state,
+                                                      encoding=encoding)
     if test_fraction is None and table == 3:
         test_fraction = NEWSGROUPS_TEST_FRACTION
     reader_meta = dict(corpus.meta)

@@ -32,6 +32,7 @@ import numpy as np
 
 from hbnlab._validation import HbnlabError
 from hbnlab.corpus import CorpusError
+from hbnlab.corpus.encoding import check_encoding
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments.thesis import thesis_values_apply
 from hbnlab.export.report import ExperimentResult
@@ -97,12 +98,14 @@ def _json_value(v, fld):
 class CorpusSpec:
     """Which corpus: ``synthetic`` (``seed``, ``size``), ``reuters`` (``path`` = the
     Reuters-21578 directory, else ``$HBNLAB_REUTERS_DIR``) or ``path`` (a corpus file or folder
-    read by :func:`hbnlab.corpus.load_corpus`)."""
+    read by :func:`hbnlab.corpus.load_corpus` with ``encoding``: ``"auto"`` or a codec name;
+    written to the manifest only when it is not ``"auto"``)."""
 
     kind: str = "synthetic"
     seed: int = 0
     size: int = 3000
     path: str | None = None
+    encoding: str = "auto"
 
     def __post_init__(self):
         if self.kind not in CORPUS_KINDS:
@@ -113,17 +116,24 @@ class CorpusSpec:
             raise ManifestError("corpus.path", "a corpus of kind 'path' needs a path")
         if self.path is not None and not isinstance(self.path, str):
             raise ManifestError("corpus.path", f"expected a string, got {self.path!r}")
+        try:
+            check_encoding(self.encoding, "corpus.encoding")
+        except CorpusError as e:
+            raise ManifestError("corpus.encoding", e.message) from None
 
     def to_dict(self) -> dict:
         if self.kind == "synthetic":
             return {"kind": "synthetic", "seed": self.seed, "size": self.size}
-        return {"kind": self.kind, "path": self.path}
+        d = {"kind": self.kind, "path": self.path}
+        if self.kind == "path" and self.encoding != "auto":
+            d["encoding"] = self.encoding
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> CorpusSpec:
-        _check_keys(d, "corpus", ("kind", "seed", "size", "path"))
+        _check_keys(d, "corpus", ("kind", "seed", "size", "path", "encoding"))
         return cls(kind=d.get("kind", "synthetic"), seed=d.get("seed", 0), size=d.get("size", 3000),
-                   path=d.get("path"))
+                   path=d.get("path"), encoding=d.get("encoding", "auto"))
 
     def load(self):
         """The :class:`~hbnlab.corpus.Corpus` this spec names (a ``reuters`` spec without a path
@@ -136,7 +146,7 @@ class CorpusSpec:
             except CorpusError as e:
                 raise ManifestError("corpus.path", f"no Reuters-21578 directory: give corpus.path or set "
                                                    f"$HBNLAB_REUTERS_DIR ({e})") from None
-        return load_named_corpus(self.path)
+        return load_named_corpus(self.path, encoding=self.encoding)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
+#: Text encodings an upload may be read with: "auto" detects each file's (hbnlab.corpus.encoding).
+UPLOAD_ENCODINGS = ("auto", "utf-8", "cp1252", "latin-1", "utf-16")
 STOPWORDS = ("thesis", "smart", "sklearn", "none")
 STEMMING = ("none", "porter")
 SELECTION_METHODS = ("ig", "chi2", "mi", "df", "fisher")
@@ -66,6 +68,9 @@ class ExperimentConfig:
     upload_text_column, upload_labels_column, upload_split_column, upload_id_column, upload_title_column : str
         Column names for table uploads (:func:`hbnlab.corpus.read_table`); ``""`` = not used
         (no split column: a seeded 75/25 split).
+    upload_encoding : str
+        Text encoding of the upload's files, one of :data:`UPLOAD_ENCODINGS`: ``"auto"`` detects
+        it file by file; a codec name reads every file strictly with it.
     stopwords, stemming, min_df :
         Indexing (:class:`hbnlab.text.IndexingConfig`); ``stemming="none"`` means no stemming.
     selection : str
@@ -109,6 +114,7 @@ class ExperimentConfig:
     upload_split_column: str = ""
     upload_id_column: str = ""
     upload_title_column: str = ""
+    upload_encoding: str = "auto"
     stopwords: str = "thesis"
     stemming: str = "none"
     min_df: int = 2
@@ -151,6 +157,7 @@ class ExperimentConfig:
                 raise ValueError(f"{name} must be an integer {rng}, got {v!r}")
 
         choice("corpus", CORPUS_SOURCES)
+        choice("upload_encoding", UPLOAD_ENCODINGS)
         choice("stopwords", STOPWORDS)
         choice("stemming", STEMMING)
         choice("selection", SELECTION_METHODS)
@@ -211,9 +218,11 @@ class ExperimentConfig:
         return spec
 
     def upload_options(self) -> dict:
-        """Reader keyword arguments for a table upload (only those that differ from the reader's
-        defaults, so a ZIP holding a folder-per-class tree gets none)."""
+        """Reader keyword arguments for an upload (only those that differ from the reader's
+        defaults, so a ZIP holding a folder-per-class tree gets at most ``encoding``)."""
         opts = {}
+        if self.upload_encoding != "auto":
+            opts["encoding"] = self.upload_encoding
         if self.upload_text_column != "text":
             opts["text_column"] = self.upload_text_column
         if self.upload_labels_column != "labels":
@@ -364,4 +373,4 @@ PRESETS = {
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
             "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
-           "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX"]
+           "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]

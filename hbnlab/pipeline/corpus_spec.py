@@ -108,16 +108,17 @@ def confine_corpus_path(value, *, parameter: str, kind: str) -> Path:
 
 
 def load_named_corpus(name: str, *, reuters_dir: str | None = None, seed: int = 0, size: int = 3000,
-                      download: bool = True):
+                      download: bool = True, encoding: str = "auto"):
     """``"synthetic"`` (seeded, ``size`` documents), ``"reuters"`` (ModApte) or a path read by
-    :func:`hbnlab.corpus.load_corpus` (a folder per class, a table or a ZIP)."""
+    :func:`hbnlab.corpus.load_corpus` (a folder per class, a table or a ZIP) with ``encoding``
+    (``"auto"``: detected file by file, or a codec name)."""
     if name == "synthetic":
         return make_synthetic_corpus(n_documents=size, random_state=seed)
     if name == "reuters":
         return load_reuters21578(resolve_reuters_dir(reuters_dir, download=download))
     if not Path(name).exists():
         raise CorpusError(f"{name}: no such file or directory (a corpus is synthetic, reuters or a path)")
-    return load_corpus(name)
+    return load_corpus(name, encoding=encoding)
 
 
 def corpus_from_spec(spec: dict, *, progress=None):

@@ -54,7 +54,7 @@ def test_bydate_counts_labels_split_and_dropped_headers(tmp_path):
     assert c.meta["layout"] == "20news-bydate" and c.meta["split"] == "folders"
     assert c.meta["n_files"] == 20
     assert c.meta["ignored_files"] == [{"file": "README", "reason": "in the root, not in a group folder"}]
-    assert c.meta["encodings"] == {"utf-8": 18, "latin-1": 1}
+    assert c.meta["encodings"] == {"utf-8": 18, "cp1252": 1} and c.meta["replaced_files"] == []
     for d in c.documents:
         split, group, _ = d.id.split("/")
         assert d.split == {"20news-bydate-train": "train", "20news-bydate-test": "test"}[split]

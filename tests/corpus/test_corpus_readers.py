@@ -127,9 +127,11 @@ def test_crlf_bom_and_latin1(tmp_path):
     p2 = _write_csv(tmp_path / "l.csv", encoding="latin-1",
                     records=[(i, t, x.replace("☃", "*"), labs, sp) for i, t, x, labs, sp in RECORDS])
     with pytest.raises(CorpusError, match="cannot decode as UTF-8"):
-        read_table(p2, **KW)
+        read_table(p2, encoding="utf-8", **KW)
     c2 = read_table(p2, encoding="latin-1", **KW)
     assert c2.documents[2].title == "Müller"
+    c3 = read_table(p2, **KW)   # encoding="auto"
+    assert c3.fingerprint() == c2.fingerprint() and c3.meta["encodings"] == {"cp1252": 1}
 
 
 def test_default_ids_are_row_numbers_and_blank_lines_skipped(tmp_path):
@@ -207,7 +209,10 @@ def test_folder_round_trip_with_split_folders(tmp_path):
     exp = {f"{s}/{labs[0]}/{i}.txt": (x, frozenset([labs[0]]), s) for i, _, x, labs, s in RECORDS}
     assert got == exp
     assert [d.id for d in c.documents] == sorted(exp)
-    assert c.name == "news" and c.meta["ignored_files"] == ["README", "train/stray.txt"]
+    assert c.name == "news" and c.meta["ignored_files"] == [
+        {"file": "README", "reason": "in the root, not in a class folder"},
+        {"file": "train/grain/.DS_Store", "reason": "hidden or system file (.*, __MACOSX, Thumbs.db, desktop.ini)"},
+        {"file": "train/stray.txt", "reason": "directly in a split folder, not in a class folder"}]
     assert c.meta["split"] == "folders"
 
 

@@ -167,6 +167,12 @@ def test_corpus_spec_path_kind(tmp_path):
     c = spec.load()
     assert len(c) == 20 and set(c.categories()) == {"spam", "ham"}
     assert CorpusSpec.from_dict(spec.to_dict()) == spec
+    assert "encoding" not in spec.to_dict()   # "auto": manifests written before encodings stay the same
+    named = CorpusSpec("path", path=str(p), encoding="latin-1")
+    assert named.to_dict()["encoding"] == "latin-1" and CorpusSpec.from_dict(named.to_dict()) == named
+    assert named.load().fingerprint() == c.fingerprint()
+    with pytest.raises(ManifestError, match=r"'corpus.encoding': .*unknown encoding 'klingon'"):
+        CorpusSpec("path", path=str(p), encoding="klingon")
 
 
 def test_cross_validation_manifest_pools_every_training_document():

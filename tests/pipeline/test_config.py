@@ -118,3 +118,14 @@ def test_corpus_spec_is_the_cache_key():
     assert ExperimentConfig(synthetic_seed=1).corpus_spec() != a.corpus_spec()
     assert ExperimentConfig(stemming="porter").indexing_dict() == {"stopwords": "thesis", "stemming": "porter",
                                                                    "min_df": 2}
+
+
+def test_upload_encoding_is_part_of_the_corpus_spec():
+    cfg = ExperimentConfig(corpus="upload", upload_path="/x/u.zip")
+    assert cfg.upload_encoding == "auto" and "encoding" not in cfg.corpus_spec()["options"]
+    named = cfg.replace(upload_encoding="latin-1")
+    assert named.corpus_spec()["options"] == {"encoding": "latin-1"} and named.corpus_spec() != cfg.corpus_spec()
+    with pytest.raises(ValueError, match=r"upload_encoding must be one of .*'utf-16'.*got 'klingon'"):
+        cfg.replace(upload_encoding="klingon")
+    parsed, problems = ExperimentConfig.from_query({"upload_encoding": "cp1252"})
+    assert parsed.upload_encoding == "cp1252" and not problems

@@ -51,6 +51,19 @@ def corpus_overview(corpus) -> dict:
         "lengths": {s: lengths[df["split"] == s].to_numpy() for s in ("train", "test")},
         "mean_length": float(lengths.mean()) if len(lengths) else 0.0,
         "meta": {k: v for k, v in corpus.meta.items() if isinstance(v, (str, int, float, bool))},
+        **encoding_report(corpus.meta),
+    }
+
+
+def encoding_report(meta: dict) -> dict:
+    """``encodings``: a frame of ``codec, files`` (most files first; empty for a corpus read from
+    no text files, e.g. the synthetic one), ``n_decoded_files`` and ``replaced_files``: a frame of
+    the files whose undecodable bytes became U+FFFD."""
+    encs = meta.get("encodings") or {}
+    return {
+        "encodings": pd.DataFrame({"codec": list(encs), "files": [int(v) for v in encs.values()]}),
+        "n_decoded_files": int(sum(encs.values())),
+        "replaced_files": pd.DataFrame({"file": list(meta.get("replaced_files") or [])}, dtype=object),
     }
 
 

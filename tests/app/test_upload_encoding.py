@@ -1,0 +1,46 @@
+"""The Corpus page's upload with the Encoding field: a ZIP of files in four encodings loads with
+"auto" and shows the encoding report; a named encoding that fails says which field to change."""
+from __future__ import annotations
+
+from app_testutil import frame_with, no_exceptions
+from corpus_fixtures import corpus_files, zip_bytes
+
+
+def _to_upload(at):
+    at.run()
+    no_exceptions(at)
+    at.button(key="start_synthetic").click().run()
+    at.radio(key="corpus_source").set_value("upload").run()
+    no_exceptions(at)
+    return at
+
+
+def test_upload_with_encoding_auto_reads_every_file_and_reports_the_encodings(app):
+    gen = corpus_files(n_classes=3, docs_per_class=4)
+    # bytes no rule reads (0x81 is undefined in cp1252 and the detector finds nothing)
+    files = {**gen.files, "train/class00/99999": b"text words here and there \x81\x00\xff\xfe garbage"}
+    _to_upload(app)
+    assert app.selectbox(key="upload_encoding").value == "auto"
+    app.file_uploader(key="corpus_upload").upload("mixed.zip", zip_bytes(files, "mixed/"), "application/zip").run()
+    no_exceptions(app)
+    assert not app.error, [e.value for e in app.error]
+    assert [m.value for m in app.metric] == ["13", "10", "3", "3"]
+    report = frame_with(app, "codec", "files")
+    assert dict(zip(report["codec"], report["files"])) == {"cp1252": 7, "utf-16": 3, "utf-8": 3}
+    assert frame_with(app, "file")["file"].tolist() == ["train/class00/99999"]
+    assert any("U+FFFD" in w.value for w in app.warning)
+    # the texts came through: a document with a character outside latin-1 is found by it
+    app.text_input(key="doc_query").input("Ωmega").run()
+    assert len(app.dataframe[-1].value) > 0
+
+
+def test_a_named_encoding_that_fails_names_the_encoding_field(app):
+    gen = corpus_files(n_classes=3, docs_per_class=4)
+    _to_upload(app)
+    app.selectbox(key="upload_encoding").set_value("utf-8")
+    app.file_uploader(key="corpus_upload").upload("mixed.zip", zip_bytes(gen.files, "mixed/"), "application/zip").run()
+    no_exceptions(app)
+    errors = [e.value for e in app.error]
+    assert errors and "mixed.zip:mixed/" in errors[0], errors
+    assert errors[0].endswith("; choose auto in the Encoding field") and "--encoding" not in errors[0]
+    assert "encoding=" not in errors[0]
