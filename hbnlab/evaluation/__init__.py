@@ -1,7 +1,12 @@
 """Evaluation measures: breakeven (per class, micro, macro), 11-point average precision,
 F1@k, precision-recall curves, confusion matrices, breakeven tables."""
 from hbnlab.evaluation.measures import (
+    INTERPOLATIONS,
+    MACRO_METHODS,
+    MICRO_METHODS,
+    breakeven_columns,
     breakeven_point,
+    category_ranks,
     breakeven_table,
     confusion_matrix_binary,
     eleven_point_average_precision,
@@ -15,7 +20,7 @@ from hbnlab.evaluation.measures import (
 )
 
 __all__ = [
-    "breakeven_point", "micro_breakeven", "macro_breakeven", "per_class_breakeven", "breakeven_table",
+    "breakeven_point", "breakeven_columns", "category_ranks", "micro_breakeven", "macro_breakeven", "per_class_breakeven", "breakeven_table",
     "eleven_point_average_precision", "f1_at_k", "top_k_assignment", "pr_curve", "confusion_matrix_binary",
-    "precision_recall_f1_at_threshold",
+    "precision_recall_f1_at_threshold", "MICRO_METHODS", "MACRO_METHODS", "INTERPOLATIONS",
 ]
