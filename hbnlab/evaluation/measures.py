@@ -163,8 +163,8 @@ def breakeven_columns(Y, S, *, interpolation: str = "linear") -> np.ndarray:
     >>> S = [[0.9, 1], [0.5, 1], [0.5, 1], [0.1, 1]]
     >>> breakeven_columns(Y, S).round(4).tolist()  # (1 + 0.5) / 2; constant scores: the base rate
     [0.75, 0.25]
-    >>> breakeven_columns(Y, S, interpolation="nearest").round(4).tolist()  # P = R = 1/2 at k = 1
-    [0.75, 0.625]
+    >>> breakeven_columns(Y, S, interpolation="nearest").round(4).tolist()  # (2/3 + 1) / 2; (1/4 + 1) / 2
+    [0.8333, 0.625]
     """
     _check_interpolation(interpolation)
     Y, S = _check_matrices(Y, S)
