@@ -664,6 +664,10 @@ def format_decampos_table(result: dict) -> str:
     width = 26
     head = (f"de Campos et al. -- {c.get('collection', '')}: {c.get('n_train')} train / {c.get('n_test')} "
             f"test documents, {c.get('n_categories')} categories, {c.get('n_terms')} terms (percent)")
+    if c.get("protocol"):
+        changed = DecamposProtocol.from_dict(c["protocol"]).changes()
+        head += "\nprotocol: " + (", ".join(f"{k}={v}" for k, v in changed.items()) if changed
+                                  else "the defaults (DecamposProtocol)")
     split = c.get("split") or {}
     if split.get("kind") == "seeded":
         head += (f"\nsplit: seeded, test_fraction {split.get('test_fraction')}, random_state "
