@@ -6,8 +6,8 @@ from hbnlab.evaluation.measures import (
     MICRO_METHODS,
     breakeven_columns,
     breakeven_point,
-    category_ranks,
     breakeven_table,
+    category_ranks,
     confusion_matrix_binary,
     eleven_point_average_precision,
     f1_at_k,
@@ -20,7 +20,8 @@ from hbnlab.evaluation.measures import (
 )
 
 __all__ = [
-    "breakeven_point", "breakeven_columns", "category_ranks", "micro_breakeven", "macro_breakeven", "per_class_breakeven", "breakeven_table",
+    "breakeven_point", "breakeven_columns", "category_ranks",
+    "micro_breakeven", "macro_breakeven", "per_class_breakeven", "breakeven_table",
     "eleven_point_average_precision", "f1_at_k", "top_k_assignment", "pr_curve", "confusion_matrix_binary",
     "precision_recall_f1_at_threshold", "MICRO_METHODS", "MACRO_METHODS", "INTERPOLATIONS",
 ]

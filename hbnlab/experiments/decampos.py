@@ -65,7 +65,8 @@ import numpy as np
 from hbnlab.evaluation import INTERPOLATIONS, MACRO_METHODS, MICRO_METHODS
 
 __all__ = ["reproduce_decampos_table", "format_decampos_table", "load_decampos_reuters", "load_decampos_ohsumed",
-           "load_decampos_20newsgroups", "load_decampos_collection", "evaluate_scores", "PAPER", "PAPER_CORPORA", "COLLECTIONS", "COLLECTION_KEYS",
+           "load_decampos_20newsgroups", "load_decampos_collection", "evaluate_scores",
+           "PAPER", "PAPER_CORPORA", "COLLECTIONS", "COLLECTION_KEYS",
            "CLASSIFIERS", "MEASURES", "PAPER_SUSPECT", "NEWSGROUPS_TEST_FRACTION",
            "DecamposProtocol", "PROTOCOL_OPTIONS", "CATEGORY_SETS", "decampos_indexing", "score_decampos",
            "DIAGNOSTICS"]
