@@ -6,6 +6,15 @@ Measures, in percent: micro and macro precision/recall breakeven, average 11-poi
 the per-document category rankings (Av-11) and F1@1/3/5 (each document assigned its top 1/3/5
 categories), micro and macro.
 
+What the text leaves open is a :class:`DecamposProtocol` (CLI: one flag per field of
+:data:`PROTOCOL_OPTIONS`): which ModApte records and categories, the stop list, Porter's variant,
+whether numbers are tokens, counts or presence in the OR gate's statistics (eqs. 11-17) and
+evidence (eq. 10 vs 9), how ``N_.k`` and ``N`` are totalled, whether the posterior is ranked in
+float64, and the breakeven's definition for a category-ranking classifier (threshold on ranks, on
+scores per category, on pooled scores or per document; linear or nearest-cut interpolation).  The
+defaults, and the passages of the paper that choose them, are in the class docstring;
+``benchmarks/decampos_ablation.py`` measures how far each option moves Table 1.
+
 How the paper's tables map onto ``table=`` / ``collection=``
 ------------------------------------------------------------
 The paper's three tables are organised by *measure* (Table 1: breakevens and Av-11; Table 2:
@@ -21,8 +30,9 @@ The collections
 * **Reuters-21578** (shipped as a download): ModApte, the 90 categories with at least one
   training and one test document.  The paper counts 12,902 documents, 9,603 training and 3,299
   test: every ModApte record, including the 1,828 + 280 records without a category (negatives
-  for every class).  ``include_unlabeled=True`` (default) keeps them, as the paper did;
-  :func:`hbnlab.corpus.load_reuters21578` (the thesis protocol) drops them.
+  for every class).  ``unlabeled="keep"`` (default) keeps them, as the paper did;
+  :func:`hbnlab.corpus.load_reuters21578` (the thesis protocol) drops them.  ``category_set``
+  chooses the 90 categories or the wider sets (:data:`CATEGORY_SETS`).
 * **Ohsumed** (the user's copy, ``corpus_path``): "20000 medical abstracts from the MeSH
   categories (10000 for training and 10000 for testing) of the year 1991, and 23 categories" --
   Joachims (1998)'s subset: the first 20,000 records of 1991 with an abstract, the first 10,000
@@ -492,16 +502,14 @@ def evaluate_scores(Y, S, protocol: DecamposProtocol | None = None) -> dict:
 
     p = protocol or DecamposProtocol()
     interp = p.bep_interpolation
-    out = {"micro": micro_breakeven(Y, S, p.micro_bep, interpolation=interp),
-           "macro": macro_breakeven(Y, S, p.macro_bep, interpolation=interp),
+    diag = {f"micro_{m}": micro_breakeven(Y, S, m, interpolation=interp) for m in MICRO_METHODS}
+    diag.update({f"macro_{m}": macro_breakeven(Y, S, m, interpolation=interp) for m in MACRO_METHODS})
+    out = {"micro": diag[f"micro_{p.micro_bep}"], "macro": diag[f"macro_{p.macro_bep}"],
            "av11": eleven_point_average_precision(Y, S)}
     for k in (1, 3, 5):
         for avg in ("micro", "macro"):
             out[f"f1_{k}_{avg}"] = f1_at_k(Y, S, min(k, Y.shape[1]), average=avg)
-    for m in MICRO_METHODS:
-        out[f"micro_{m}"] = micro_breakeven(Y, S, m, interpolation=interp)
-    for m in MACRO_METHODS:
-        out[f"macro_{m}"] = macro_breakeven(Y, S, m, interpolation=interp)
+    out.update(diag)
     out["av11_all_docs"] = float(np.nan_to_num(eleven_point_average_precision(Y, S, per_document=True),
                                                nan=0.0).mean())
     return {key: round(100.0 * float(v), 3) for key, v in out.items()}
