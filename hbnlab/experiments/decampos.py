@@ -166,6 +166,9 @@ PROTOCOL_OPTIONS = {
                   "(hbnlab.evaluation.macro_breakeven)"),
     "bep_interpolation": (INTERPOLATIONS, "breakeven where no cut reaches P = R: TP interpolated linearly, or "
                                           "(P + R) / 2 at the cut nearest to it"),
+    "av11": (("documents", "all-documents", "categories"),
+             "Av-11 over the per-document category rankings (documents without a category left out), the same "
+             "with those documents scored 0, or over the per-category document rankings"),
 }
 
 
@@ -207,6 +210,9 @@ class DecamposProtocol:
       assignment the paper's F1@k uses; micro pools the contingency tables of all categories,
       macro averages the per-category breakevens, as "computed in micro-average and
       macro-average" says of BEP and F1 alike.
+    * ``av11="documents"``: the 11-point precision of footnote 5 is taken on the "ordered list of
+      possible categories" of each document and averaged over the documents; a document without
+      a category has no recall levels, so it is left out.
     * ``bep_interpolation="linear"``: footnote 4 asks for the point where P equals R; with rank
       thresholds the assignments grow in steps of a whole collection, and the linear
       interpolation of ``TP`` is the only reading that lands on P = R (it is also the expected
@@ -225,6 +231,7 @@ class DecamposProtocol:
     micro_bep: str = "ranks"
     macro_bep: str = "ranks"
     bep_interpolation: str = "linear"
+    av11: str = "documents"
 
     def __post_init__(self):
         for f in fields(self):
@@ -487,16 +494,17 @@ def score_decampos(X_train, Y_train, X_test, classifiers=CLASSIFIERS, protocol: 
 
 
 #: Reported beside the nine measures: every micro and macro breakeven definition (with the
-#: protocol's interpolation) and Av-11 with the documents without a category scored 0.
+#: protocol's interpolation), Av-11 with the documents without a category scored 0 and Av-11 of
+#: the per-category document rankings.
 DIAGNOSTICS = tuple(f"micro_{m}" for m in MICRO_METHODS) + tuple(f"macro_{m}" for m in MACRO_METHODS) \
-    + ("av11_all_docs",)
+    + ("av11_all_docs", "av11_categories")
 
 
 def evaluate_scores(Y, S, protocol: DecamposProtocol | None = None) -> dict:
     """The nine measures of de Campos et al. in percent for labels ``Y`` and scores ``S``.
 
     ``micro`` and ``macro`` are the breakevens the protocol names (``micro_bep``, ``macro_bep``,
-    ``bep_interpolation``); :data:`DIAGNOSTICS` give the others beside them.
+    ``bep_interpolation``) and ``av11`` its ``av11``; :data:`DIAGNOSTICS` give the others beside them.
     """
     from hbnlab.evaluation import eleven_point_average_precision, f1_at_k, macro_breakeven, micro_breakeven
 
@@ -504,14 +512,17 @@ def evaluate_scores(Y, S, protocol: DecamposProtocol | None = None) -> dict:
     interp = p.bep_interpolation
     diag = {f"micro_{m}": micro_breakeven(Y, S, m, interpolation=interp) for m in MICRO_METHODS}
     diag.update({f"macro_{m}": macro_breakeven(Y, S, m, interpolation=interp) for m in MACRO_METHODS})
-    out = {"micro": diag[f"micro_{p.micro_bep}"], "macro": diag[f"macro_{p.macro_bep}"],
-           "av11": eleven_point_average_precision(Y, S)}
+    per_doc = eleven_point_average_precision(Y, S, per_document=True)
+    av11 = {"documents": float(np.nanmean(per_doc)) if np.any(~np.isnan(per_doc)) else float("nan"),
+            "all-documents": float(np.nan_to_num(per_doc, nan=0.0).mean()),
+            "categories": eleven_point_average_precision(np.asarray(Y).T, np.asarray(S).T)}
+    out = {"micro": diag[f"micro_{p.micro_bep}"], "macro": diag[f"macro_{p.macro_bep}"], "av11": av11[p.av11]}
     for k in (1, 3, 5):
         for avg in ("micro", "macro"):
             out[f"f1_{k}_{avg}"] = f1_at_k(Y, S, min(k, Y.shape[1]), average=avg)
     out.update(diag)
-    out["av11_all_docs"] = float(np.nan_to_num(eleven_point_average_precision(Y, S, per_document=True),
-                                               nan=0.0).mean())
+    out["av11_all_docs"] = av11["all-documents"]
+    out["av11_categories"] = av11["categories"]
     return {key: round(100.0 * float(v), 3) for key, v in out.items()}
 
 

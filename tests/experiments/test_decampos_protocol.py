@@ -48,6 +48,22 @@ def test_evaluate_scores_follows_the_protocol():
     assert set(r) == set(dc.MEASURES) | set(dc.DIAGNOSTICS)
 
 
+def test_av11_per_document_or_per_category():
+    Y = np.vstack([Y3, [[0, 0, 0]]])
+    S = np.vstack([S3, [[0.3, 0.2, 0.1]]])
+    # per document: d0 ranks c0 (+) c1 c2 (+): 6 levels at 1, 5 at 2/3; d1 and d2 their category first
+    d0 = (6 + 5 * 2 / 3) / 11
+    r = dc.evaluate_scores(Y, S)
+    assert r["av11"] == pytest.approx(100 * (d0 + 1 + 1) / 3, abs=1e-3)
+    r = dc.evaluate_scores(Y, S, dc.DecamposProtocol(av11="all-documents"))
+    assert r["av11"] == pytest.approx(100 * (d0 + 1 + 1 + 0) / 4, abs=1e-3)
+    # per category: c0 ranks d0 (+) d1 d2 (+) d3 -> as d0 above; c1 d0 d1 (+): 1/2 at every level;
+    # c2 d2 d1 {d0 (+), d3} (a tie, never split): 1/4 at every level
+    r = dc.evaluate_scores(Y, S, dc.DecamposProtocol(av11="categories"))
+    assert r["av11"] == pytest.approx(100 * (d0 + 1 / 2 + 1 / 4) / 3, abs=1e-3)
+    assert r["av11_categories"] == r["av11"]
+
+
 def _breakeven_loop(y, s, interpolation):
     """Obviously correct: every cut between tie blocks, P and R there."""
     n_pos = int(y.sum())
@@ -224,7 +240,7 @@ def test_cli_flags_reach_the_protocol(tmp_path, monkeypatch, capsys):
     flags = {"unlabeled": "drop", "category_set": "any", "stoplist": "thesis", "stemmer": "porter2",
              "tokens": "alphanumeric", "or_evidence": "presence", "or_statistics": "presence",
              "term_totals": "documents", "scores": "probability", "micro_bep": "pooled",
-             "macro_bep": "documents", "bep_interpolation": "nearest"}
+             "macro_bep": "documents", "bep_interpolation": "nearest", "av11": "categories"}
     assert set(flags) == set(dc.PROTOCOL_OPTIONS)
     for k, v in flags.items():
         argv += ["--" + k.replace("_", "-"), v]
