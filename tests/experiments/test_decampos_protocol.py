@@ -256,3 +256,32 @@ def test_cli_protocol_flags_refused_elsewhere(capsys):
     assert "--stoplist, --micro-bep: de Campos protocol options apply to decampos-table-1 only" in err
     with pytest.raises(SystemExit):
         main(["reproduce", "decampos-table-1", "--micro-bep", "best"])
+
+
+# --------------------------------------------------------------------------- the ablation script
+def _ablation_module():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "decampos_ablation.py"
+    spec = importlib.util.spec_from_file_location("decampos_ablation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ablation_changes_one_option_per_run_and_caches(fake_reuters):
+    ab = _ablation_module()
+    runs = ab.variants()
+    singles = [(opt, p) for opt, _, p in runs if opt not in ("default", "combination")]
+    assert len(singles) == sum(len(v) - 1 for v, _ in dc.PROTOCOL_OPTIONS.values())
+    assert all(list(p.changes()) == [opt] for opt, p in singles)
+    result = ab.ablation(fake_reuters)
+    assert result["runs"][0]["label"] == "default" and result["n_configurations"] == len(runs)
+    assert all(v == 0 for c in result["runs"][0]["delta"].values() for v in c.values())
+    # the measure options reuse the default's scores: fewer scorings than runs
+    assert result["distinct"]["scorings"] < len(runs) and result["distinct"]["corpora"] == 4
+    by_label = {r["label"]: r for r in result["runs"]}
+    assert by_label["unlabeled=drop"]["corpus"]["n_train"] == 4
+    text = ab.markdown(result)
+    assert "| micro_bep=pooled |" in text and "NBayes micro" in text
