@@ -155,6 +155,9 @@ PROTOCOL_OPTIONS = {
                                               "numbers of documents"),
     "term_totals": (("classes", "documents"), "NB and OR gate: N_.k = sum_i N_ik and N = sum_k N_.k (the paper's "
                                               "formula), or occurrences in all training documents"),
+    "nb_model": (("binary", "one-of-n"), "naive Bayes: n binary class variables (eq. 6 for the complement), or "
+                                         "one class variable with n values (eqs. 3-5, posterior normalised over "
+                                         "the categories)"),
     "scores": (("log-odds", "probability"), "NB and OR gate rankings by the posterior log-odds (the exact order "
                                             "of the posterior), or by the float64 posterior (ties where it "
                                             "rounds to 1)"),
@@ -198,6 +201,9 @@ class DecamposProtocol:
       N_ik for all t_k, c_i": the totals come from the class-term table, so a document without a
       category adds nothing and a document with two adds twice.  Naive Bayes (eq. 6) uses the
       same totals.
+    * ``nb_model="binary"``: sec. 2 describes both naive Bayes models and then gives eq. 6, the
+      complement class of the binary decomposition, "a quite common transformation ... especially
+      for multilabel problems" -- and Reuters is multi-label.
     * ``scores="log-odds"``: categories are ranked "in decreasing order of probability"; the
       log-odds give exactly that order, where the float64 posterior rounds large ones to 1 and
       ties them (``scores="probability"`` shows how much that would move the figures).
@@ -227,6 +233,7 @@ class DecamposProtocol:
     or_evidence: str = "counts"
     or_statistics: str = "counts"
     term_totals: str = "classes"
+    nb_model: str = "binary"
     scores: str = "log-odds"
     micro_bep: str = "ranks"
     macro_bep: str = "ranks"
@@ -463,14 +470,17 @@ def score_decampos(X_train, Y_train, X_test, classifiers=CLASSIFIERS, protocol: 
 
     The OR gates see the protocol's statistics: with ``or_statistics="presence"`` they are fitted
     on the 0/1 presence matrix, so ``N_ik`` counts documents (eqs. 11-17); ``or_evidence`` is
-    their ``counts`` (eq. 10 or eq. 9).  With ``scores="probability"`` naive Bayes and the OR
+    their ``counts`` (eq. 10 or eq. 9).  ``nb_model="one-of-n"`` scores naive Bayes by the
+    log-odds of the posterior of one class variable (:func:`hbnlab.models.multinomial_nb.one_of_n_log_odds`).
+    With ``scores="probability"`` naive Bayes and the OR
     gates report the float64 posterior instead of its log-odds.  A category without a training
     document (``category_set="any"``) cannot be learnt: it is scored below every other category
     of every document.  Returns ``{name: (S, fit_seconds, score_seconds)}``.
     """
     from scipy.special import expit
 
-    from hbnlab.models.multinomial_nb import as_count_matrix, presence_pattern
+    from hbnlab.models.multinomial_nb import as_count_matrix, one_of_n_log_odds, presence_pattern
+    from hbnlab.models.or_gate import LOG_FLOOR
 
     p = protocol or DecamposProtocol()
     Y_train = np.asarray(Y_train, dtype=bool)
@@ -484,7 +494,11 @@ def score_decampos(X_train, Y_train, X_test, classifiers=CLASSIFIERS, protocol: 
         ta = time.perf_counter()
         model.fit(X_fit, Y_train[:, learnable])
         tb = time.perf_counter()
-        S_fit = model.decision_function(X_test)
+        if name == "NBayes" and p.nb_model == "one-of-n":
+            S_fit = one_of_n_log_odds(model.joint_log_likelihood(X_test))
+            S_fit = np.clip(S_fit, LOG_FLOOR, -LOG_FLOOR)  # a single category: certain
+        else:
+            S_fit = model.decision_function(X_test)
         if p.scores == "probability" and name != "Rocchio":
             S_fit = expit(S_fit)  # the posterior p(c_i | d) in float64
         S = np.full((S_fit.shape[0], Y_train.shape[1]), float(S_fit.min()) - 1.0 if S_fit.size else 0.0)

@@ -21,7 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["MultiLabelTextClassifier", "MultinomialNBClassifier", "MultinomialNBBinaryClassifier",
-           "class_term_counts", "as_count_matrix", "presence_pattern", "TERM_TOTALS"]
+           "class_term_counts", "as_count_matrix", "presence_pattern", "TERM_TOTALS",
+           "one_of_n_log_odds"]
 
 
 def as_count_matrix(X, who: str = "X") -> sp.csr_matrix:
@@ -168,6 +169,36 @@ class MultiLabelTextClassifier(BaseEstimator):
 TERM_TOTALS = ("documents", "classes")
 
 
+def one_of_n_log_odds(J) -> np.ndarray:
+    """Log-odds ``log p(c_i | d) - log(1 - p(c_i | d))`` when one class variable takes the n values.
+
+    ``J`` holds ``log p(c_i) p(d | c_i)`` up to a per-row constant (de Campos sec. 2, the model
+    before the binary decomposition); the posterior is its row-wise softmax.  The log-odds are
+    ``J_i - logsumexp_{j != i} J_j``, taken without cancellation: for the row maximum the sum
+    runs over the other entries, for the rest ``logsumexp(J) + log1p(-exp(J_i - logsumexp(J)))``
+    with ``exp(...) <= 1/2``.  A single column gives ``+inf`` (a certain class).
+
+    Examples
+    --------
+    >>> J = np.log([[0.2, 0.3, 0.5]])
+    >>> np.allclose(one_of_n_log_odds(J), np.log([[0.2 / 0.8, 0.3 / 0.7, 0.5 / 0.5]]))
+    True
+    """
+    J = np.asarray(J, dtype=np.float64)
+    n, m = J.shape
+    top = np.argmax(J, axis=1)
+    rows = np.arange(n)
+    with np.errstate(divide="ignore"):
+        lse = np.logaddexp.reduce(J, axis=1)
+        rest = J.copy()
+        rest[rows, top] = -np.inf
+        lse_rest = np.logaddexp.reduce(rest, axis=1) if m > 1 else np.full(n, -np.inf)
+        others = lse[:, None] + np.log1p(-np.exp(J - lse[:, None]))
+    others[rows, top] = lse_rest
+    with np.errstate(invalid="ignore"):
+        return J - others
+
+
 def class_term_counts(X: sp.csr_matrix, Y: np.ndarray, totals: str = "documents"):
     """The sufficient statistics shared by multinomial NB and the OR gate (de Campos sec. 3.2).
 
@@ -291,6 +322,12 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
     def _decision(self, X):
         X = self._prepare(X)
         return np.asarray(X @ self.coef_.T) + self.intercept_[None, :]
+
+    def joint_log_likelihood(self, X) -> np.ndarray:
+        """``log p(c_i) + sum_k n_jk log p(t_k | c_i)`` (de Campos eqs. 3-5), shape (n_documents, n_classes):
+        the one-class-variable model's unnormalised log posterior (see :func:`one_of_n_log_odds`)."""
+        X = self._prepare(self._check_X(X))
+        return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_[:, 1][None, :]
 
     def term_contributions(self, X, class_index: int = 0) -> sp.csr_matrix:
         """Per-document, per-term contribution ``n_jk * coef_[i, k]`` to class i's log-odds.

@@ -145,6 +145,26 @@ def test_or_gate_evidence_counts_replicate_the_term_node():
     assert _eq12_score(dc.DecamposProtocol(or_evidence="presence"), [2, 0]) == pytest.approx(_logit(w))  # eq. 9
 
 
+def test_one_of_n_naive_bayes_normalises_over_the_categories():
+    from hbnlab.models.multinomial_nb import MultinomialNBClassifier
+
+    X_test = sp.csr_matrix(np.array([[1.0, 2.0], [0.0, 1.0]]))
+    one_of_n = dc.DecamposProtocol(nb_model="one-of-n")
+    # two categories, totals over classes and priors 2/3 + 1/3: "not c_0" is c_1, the models agree
+    S, _, _ = dc.score_decampos(X_TRAIN, Y_TRAIN, X_test, ["NBayes"], one_of_n)["NBayes"]
+    B, _, _ = dc.score_decampos(X_TRAIN, Y_TRAIN, X_test, ["NBayes"])["NBayes"]
+    np.testing.assert_allclose(S, B)
+    # a third category (d2): eqs. 3-5 by hand, log p(c_i) + sum_k n_jk log p(t_k | c_i), softmax over c_i
+    Y = np.hstack([Y_TRAIN, [[False], [False], [True]]])
+    S, _, _ = dc.score_decampos(X_TRAIN, Y, X_test, ["NBayes"], one_of_n)["NBayes"]
+    nb = MultinomialNBClassifier(totals="classes").fit(X_TRAIN, Y)
+    J = X_test.toarray() @ nb.feature_log_prob_.T + np.log(Y.mean(axis=0))[None, :]
+    post = np.exp(J) / np.exp(J).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(S, np.log(post / (1 - post)))
+    B, _, _ = dc.score_decampos(X_TRAIN, Y, X_test, ["NBayes"])["NBayes"]
+    assert not np.allclose(B, S)
+
+
 def test_class_term_totals_are_sums_over_classes():
     _, N_k, _, N = class_term_counts(X_TRAIN, Y_TRAIN, "classes")
     assert N_k.tolist() == [4.0, 1.0] and N == 5.0
@@ -239,7 +259,7 @@ def test_cli_flags_reach_the_protocol(tmp_path, monkeypatch, capsys):
     argv = ["reproduce", "decampos-table-1", "--corpus", str(tmp_path)]
     flags = {"unlabeled": "drop", "category_set": "any", "stoplist": "thesis", "stemmer": "porter2",
              "tokens": "alphanumeric", "or_evidence": "presence", "or_statistics": "presence",
-             "term_totals": "documents", "scores": "probability", "micro_bep": "pooled",
+             "term_totals": "documents", "nb_model": "one-of-n", "scores": "probability", "micro_bep": "pooled",
              "macro_bep": "documents", "bep_interpolation": "nearest", "av11": "categories"}
     assert set(flags) == set(dc.PROTOCOL_OPTIONS)
     for k, v in flags.items():
