@@ -46,7 +46,6 @@ ROW_MEASURES = ("micro", "macro", "av11")
 #: The measures whose definition the paper leaves no doubt about (F1@1/3/5, micro and macro): they
 #: arbitrate the data, indexing and model options independently of the breakeven's and Av-11's.
 UNAMBIGUOUS = tuple(m for m in MEASURES if m.startswith("f1_"))
-_MEASURE_OPTIONS = ("micro_bep", "macro_bep", "bep_interpolation", "av11")
 #: Combinations worth a row of their own, ``(label, options)``.
 COMBINATIONS = (
     ("hbnlab before this protocol: documents totals, score thresholds",
@@ -58,9 +57,11 @@ COMBINATIONS = (
     ("documents totals, float64 posterior",
      {"term_totals": "documents", "scores": "probability"}),
 )
+_MEASURE_OPTIONS = ("micro_bep", "macro_bep", "bep_interpolation", "av11")
 _DATA = ("unlabeled", "category_set")
 _INDEX = ("stoplist", "stemmer", "tokens")
-_MODEL = ("or_evidence", "or_statistics", "term_totals", "scores")
+#: every other option that is not a measure's changes the scores
+_MODEL = tuple(k for k in PROTOCOL_OPTIONS if k not in _DATA + _INDEX + _MEASURE_OPTIONS)
 
 
 def variants() -> list[tuple[str, str, DecamposProtocol]]:

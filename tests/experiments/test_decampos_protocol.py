@@ -292,6 +292,10 @@ def _ablation_module():
 
 def test_ablation_changes_one_option_per_run_and_caches(fake_reuters):
     ab = _ablation_module()
+    # the cache keys partition the options: none is left out of the key it changes
+    parts = ab._DATA + ab._INDEX + ab._MODEL + ab._MEASURE_OPTIONS
+    assert sorted(parts) == sorted(dc.PROTOCOL_OPTIONS)
+    assert set(ab._MEASURE_OPTIONS) == {"micro_bep", "macro_bep", "bep_interpolation", "av11"}
     runs = ab.variants()
     singles = [(opt, p) for opt, _, p in runs if opt not in ("default", "combination")]
     assert len(singles) == sum(len(v) - 1 for v, _ in dc.PROTOCOL_OPTIONS.values())
