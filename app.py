@@ -13,16 +13,25 @@ from hbnlab.pipeline.config import ExperimentConfig
 st.set_page_config(page_title="hbnlab workbench", page_icon=":material/account_tree:", layout="wide")
 st.logo(str(Path(__file__).parent / "assets" / "hbnlab-logo.svg"))
 
+#: (path, title, icon, what it is for, navigation group)
 PAGES = [
     ("pages/corpus.py", "Corpus", ":material/library_books:",
-     "choose the synthetic corpus, Reuters-21578 or an upload"),
-    ("pages/features.py", "Features", ":material/filter_alt:", "indexing and term selection"),
-    ("pages/structure.py", "Structure", ":material/account_tree:", "the HBN tree of a class, live as B and alpha move"),
-    ("pages/training.py", "Training", ":material/model_training:", "background EM training with live progress"),
-    ("pages/tuning.py", "Tuning", ":material/tune:", "B x alpha grids on the validation split"),
-    ("pages/evaluation.py", "Evaluation", ":material/leaderboard:", "breakeven, PR curves, 11-point precision, F1@k"),
-    ("pages/explain.py", "Explain", ":material/lightbulb:", "why did the model say trade for this document?"),
-    ("pages/export.py", "Export", ":material/download:", "models, tables and reports"),
+     "choose the synthetic corpus, Reuters-21578 or an upload", "Data"),
+    ("pages/features.py", "Features", ":material/filter_alt:", "indexing and term selection", "Data"),
+    ("pages/structure.py", "Structure", ":material/account_tree:", "the HBN tree of a class, live as B and alpha move",
+     "Model"),
+    ("pages/training.py", "Training", ":material/model_training:", "background EM training with live progress",
+     "Model"),
+    ("pages/tuning.py", "Tuning", ":material/tune:", "B x alpha grids on the validation split", "Model"),
+    ("pages/evaluation.py", "Evaluation", ":material/leaderboard:", "breakeven, PR curves, 11-point precision, F1@k",
+     "Results"),
+    ("pages/explain.py", "Explain", ":material/lightbulb:", "why did the model say trade for this document?",
+     "Results"),
+    ("pages/compare.py", "Compare", ":material/compare_arrows:",
+     "jobs side by side, with how sure each difference is", "Results"),
+    ("pages/export.py", "Export", ":material/download:", "models, tables and reports", "Results"),
+    ("pages/learn.py", "Learn", ":material/school:",
+     "step through a clustering, EM and inference on a 16-document corpus", "Learn"),
 ]
 
 
@@ -52,13 +61,13 @@ def home():
 
     st.subheader("Pages")
     cols = st.columns(2)
-    for k, (path, title, icon, what) in enumerate(PAGES):
+    for k, (path, title, icon, what, _group) in enumerate(PAGES):
         with cols[k % 2]:
             st.page_link(path, label=f"{title} — {what}", icon=icon)
 
 
-nav = st.navigation(
-    [st.Page(home, title="Home", icon=":material/home:", default=True)]
-    + [st.Page(path, title=title, icon=icon) for path, title, icon, _ in PAGES]
-)
+sections = {"": [st.Page(home, title="Home", icon=":material/home:", default=True)]}
+for path, title, icon, _what, group in PAGES:
+    sections.setdefault(group, []).append(st.Page(path, title=title, icon=icon))
+nav = st.navigation(sections)
 nav.run()

@@ -21,18 +21,17 @@ elif source == "reuters":
     reuters_dir = st.text_input("Directory holding reut2-000.sgm ... reut2-021.sgm (empty: $HBNLAB_REUTERS_DIR "
                                 "or the download cache)", value=cfg.reuters_dir, key="reuters_dir")
     c1, c2 = st.columns(2)
-    if c1.button("Load Reuters-21578", type="primary", key="load_reuters"):
-        bar = st.progress(0.0, text="Parsing Reuters-21578 ...")
+    load = c1.button("Load Reuters-21578", type="primary", key="load_reuters")
+    fetch = c2.button("Download into the cache", key="fetch_reuters")
+    if load:
         new = cfg.replace(corpus="reuters", reuters_dir=reuters_dir.strip())
-        with widgets.readable_errors():
-            services.load_corpus(new, progress=lambda f, m: bar.progress(min(1.0, float(f)), text=m))
+        with widgets.progress_task("Parsing Reuters-21578 ...") as report:
+            services.load_corpus(new, progress=report)
         cfg = state.change_corpus(corpus="reuters", reuters_dir=reuters_dir.strip())
-        bar.empty()
-    if c2.button("Download into the cache", key="fetch_reuters"):
-        bar = st.progress(0.0, text="Downloading Reuters-21578 ...")
-        with widgets.readable_errors():
-            path = services.fetch_reuters(lambda f, m: bar.progress(min(1.0, float(f)), text=m))
-        st.success(f"Reuters-21578 is in {path} (checksums verified).")
+    if fetch:
+        with widgets.progress_task("Downloading Reuters-21578 ...") as report:
+            path = services.fetch_reuters(report)
+        st.success(f"Reuters-21578 is in {widgets.md_escape(path)} (checksums verified).")
         cfg = state.change_corpus(corpus="reuters", reuters_dir=str(path))
     if cfg.corpus != "reuters":
         st.info("Press **Load Reuters-21578** to use it.")
@@ -54,7 +53,7 @@ else:
         new = state.change_corpus(corpus="upload", upload_path=str(path),
                                   **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
         if new.corpus_spec() != cfg.corpus_spec():
-            state.flash(f"Read {uploaded.name}.")
+            state.flash(f"Read {widgets.md_escape(uploaded.name)}.")
         cfg = new
     if cfg.corpus != "upload":
         st.info("Upload a file to use it.")
@@ -65,7 +64,7 @@ if cfg.corpus_spec() != shown:
     st.rerun()  # the corpus changed in this run: redraw everything (sidebar included) for it
 ov = services.overview(cfg)
 widgets.synthetic_notice(ov["synthetic"])
-st.subheader(ov["label"])
+st.subheader(widgets.md_escape(ov["label"]))
 m = st.columns(4)
 m[0].metric("documents", ov["n_documents"])
 m[1].metric("training", ov["n_train"])
@@ -83,7 +82,8 @@ with right:
 
 st.subheader("Document browser")
 c1, c2 = st.columns([3, 1])
-query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, a word, a phrase")
+query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, or words (all must occur)",
+                      help="Every word must occur, in any order; put a phrase in double quotes to find it as written.")
 split = c2.selectbox("Split", ["all", "train", "test"], key="doc_split")
 found = services.search_documents(cfg, query, split)
 st.caption(f"{len(found)} document(s) shown")
@@ -92,7 +92,8 @@ if len(found):
     doc_id = st.selectbox("Show document", found["id"].tolist(), key="doc_show")
     doc = services.document(cfg, doc_id)
     with st.container(border=True):
-        st.markdown(f"**{doc.id}** · {doc.split} · labels: {', '.join(sorted(doc.labels)) or '(none)'}")
+        labels = widgets.md_escape(", ".join(sorted(doc.labels)) or "(none)")
+        st.markdown(f"**{widgets.md_escape(doc.id)}** · {doc.split} · labels: {labels}")
         if ov["synthetic"]:
             st.caption("Synthetic document (pseudo-words from the planted model)")
         st.text(doc.full_text[:5000])

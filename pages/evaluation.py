@@ -7,7 +7,8 @@ cfg = widgets.page_frame("Evaluation", "Precision/recall breakeven per class wit
                          "(thesis sec. 4.1.3), ranking measures of de Campos et al., and decision thresholds.")
 job_id, out = widgets.finished_job_outputs(key="e_job")
 split = "test set" if out.stage == "test" else "validation split"
-st.caption(f"Job #{job_id} · {out.corpus_name} · evaluated on the {split} ({len(out.doc_ids)} documents)")
+st.caption(f"Job #{job_id} · {widgets.md_escape(out.corpus_name)} · evaluated on the {split} "
+           f"({len(out.doc_ids)} documents)")
 
 st.subheader("Breakeven (%)")
 table = services.breakeven_table(job_id)
@@ -37,7 +38,7 @@ with c2:
     m[0].metric("precision", f"{stats['precision']:.3f}")
     m[1].metric("recall", f"{stats['recall']:.3f}")
     m[2].metric("F1", f"{stats['F1']:.3f}")
-    st.caption(f"{stats['assigned']} documents assigned to {label}; {stats['positives']} truly are.")
+    st.caption(f"{stats['assigned']} documents assigned to {widgets.md_escape(label)}; {stats['positives']} truly are.")
     t, p, r, f1 = services.threshold_curve(job_id, label, classifier)
     st.plotly_chart(charts.threshold_curve(t, p, r, f1, current=threshold, title=f"{classifier} on {label}"),
                     key="e_threshold_curve")

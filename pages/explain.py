@@ -16,7 +16,7 @@ with c2:
     query = st.text_input("Find a document by id or text", key="x_query",
                           placeholder=f"e.g. a word typical of {label}")
 docs = services.ranked_documents(job_id, unit, query)
-st.caption(f"{len(docs)} evaluation document(s), highest P({label} | document) first")
+st.caption(f"{len(docs)} evaluation document(s), highest P({widgets.md_escape(label)} | document) first")
 st.dataframe(docs.head(200), hide_index=True, height=220, key="x_docs",
              column_config={"score": st.column_config.NumberColumn(f"P({label} | doc)", format="%.3f")})
 if docs.empty:
@@ -29,11 +29,11 @@ state.remember(state.EXPLAIN_DOC, doc_id)
 with widgets.readable_errors():
     ex = services.explain(job_id, unit, doc_id)
 verdict = st.success if (ex.probability >= 0.5) == ex.true_label else st.warning
-verdict(ex.verdict)
+verdict(widgets.md_escape(ex.verdict))
 m = st.columns(3)
-m[0].metric(f"P({label} | document)", f"{ex.probability:.3f}")
+m[0].metric(f"P({widgets.md_escape(label)} | document)", f"{ex.probability:.3f}")
 m[1].metric("log-odds", f"{ex.log_odds:+.2f}")
-m[2].metric(f"labelled {label}", "yes" if ex.true_label else "no")
+m[2].metric(f"labelled {widgets.md_escape(label)}", "yes" if ex.true_label else "no")
 
 left, right = st.columns([1, 1]) if ex.tree_dot else st.columns([3, 2])
 with left:
@@ -42,11 +42,14 @@ with left:
     present = ex.terms[ex.terms["present"]]
     st.plotly_chart(charts.term_effects(ex.terms.head(30), title="Terms pushing the score up and down"),
                     key="x_terms_chart")
-    st.caption(f"Contributions: {ex.method}. {len(present)} of the model's {len(ex.terms)} terms occur in the text.")
+    st.caption(f"Contributions: {widgets.md_escape(ex.method)}. {len(present)} of the model's {len(ex.terms)} "
+               "terms occur in the text; bars marked (absent), hatched, are terms that do not occur: the bar is "
+               "the effect of their absence.")
 if ex.tree_dot:
     with right:
-        st.markdown("**The tree for this document** — fill: P(node = 1 | document); Δ: change of the class "
-                    "log-odds when the evidence under the node is removed")
+        st.markdown("**The tree for this document** — fill: P(node = 1 | document). Δ = the class log-odds "
+                    "with the evidence under the node minus the log-odds without it: Δ > 0 means that "
+                    "evidence pushes towards the class, Δ < 0 away from it.")
         left_right = st.toggle("Draw left to right", value=True, key="x_lr")
         st.graphviz_chart(services.tree_dot(ex.tree_dot, left_right), width="stretch")
     with st.expander("Node table"):

@@ -15,9 +15,9 @@ with widgets.readable_errors():
     report_html = services.html_report(job_id)
 c1, c2 = st.columns(2)
 c1.download_button("Download the report (Markdown)", report_md, file_name=f"{prefix}-report.md",
-                   mime="text/markdown", key="p_report_md", icon=":material/description:")
+                   mime="text/markdown", key="p_report_md", icon=":material/description:", on_click="ignore")
 c2.download_button("Download the report (HTML)", report_html, file_name=f"{prefix}-report.html",
-                   mime="text/html", key="p_report_html", icon=":material/html:")
+                   mime="text/html", key="p_report_html", icon=":material/html:", on_click="ignore")
 with st.expander("Preview"):
     st.markdown(report_md)
 
@@ -26,14 +26,15 @@ tables = services.export_tables(job_id)
 cols = st.columns(len(tables))
 for col, (name, data) in zip(cols, tables.items()):
     col.download_button(name, data, file_name=f"{prefix}-{name}", mime="text/csv", key=f"p_csv_{name}",
-                        icon=":material/table:")
+                        icon=":material/table:", on_click="ignore")
 
 st.subheader("Models")
 unit = widgets.unit_picker(out, key="p_unit")
 info = out.unit(unit)
-st.download_button(f"Download the model {unit.replace('|', ' · ')}", services.model_bytes(info["model"]),
-                   file_name=f"{prefix}-{unit.replace('|', '-')}.{services.MODEL_SUFFIX}",
-                   mime="application/octet-stream", key="p_model", icon=":material/download:")
+st.download_button(f"Download the model {widgets.md_escape(unit.replace('|', ' · '))}",
+                   services.model_bytes(info["model"]),
+                   file_name=f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}.{services.MODEL_SUFFIX}",
+                   mime="application/octet-stream", key="p_model", icon=":material/download:", on_click="ignore")
 st.caption(services.MODEL_FORMAT_NOTE)
 st.download_button("Experiment settings (JSON)", json.dumps(out.result["config"], indent=2),
-                   file_name=f"{prefix}-config.json", mime="application/json", key="p_config")
+                   file_name=f"{prefix}-config.json", mime="application/json", key="p_config", on_click="ignore")

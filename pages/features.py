@@ -47,10 +47,14 @@ m[3].metric("terms per class", cfg.n_features)
 
 label = widgets.class_picker(cfg, data, key="f_class")
 table = services.feature_table(state.get_config(), label)
-left, right = st.columns([2, 3])
+left, right = st.columns([3, 2])
 with left:
     st.dataframe(table, hide_index=True, height=520, key="feature_table",
-                 column_config={"score": st.column_config.NumberColumn(format="%.4f"),
+                 column_config={"rank": st.column_config.NumberColumn(width="small"),
+                                "score": st.column_config.NumberColumn(
+                                    format=services.feature_score_format(table["score"]), width="medium"),
+                                "docs in class": st.column_config.NumberColumn(width="small"),
+                                "docs outside": st.column_config.NumberColumn(width="small"),
                                 "P(term | class)": st.column_config.NumberColumn(format="%.3f"),
                                 "P(term | not class)": st.column_config.NumberColumn(format="%.3f")})
 with right:

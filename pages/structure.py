@@ -48,8 +48,8 @@ ms = 1000 * (time.perf_counter() - t0)
 left_right = st.toggle("Draw left to right (top-down is the thesis's layout)", value=True, key="s_lr")
 st.graphviz_chart(services.tree_dot(tree["dot"], left_right), width="content" if left_right else "stretch")
 s = tree["summary"]
-st.caption(f"{algorithm} for class **{label}** · B = {B}, alpha = {alpha:g} · {s['features']} terms, "
-           f"{s['hidden nodes']} hidden nodes, depth {s['depth']} · terms directly at the class: "
-           f"{', '.join(s['features at the class']) or 'none'} · built in {ms:.0f} ms")
+st.caption(f"{algorithm} for class **{widgets.md_escape(label)}** · B = {B}, alpha = {alpha:g} · "
+           f"{s['features']} terms, {s['hidden nodes']} hidden nodes, depth {s['depth']} · terms directly at the "
+           f"class: {widgets.md_escape(', '.join(s['features at the class']) or 'none')} · built in {ms:.0f} ms")
 with st.expander("Tree as text"):
     st.code(tree["text"], language=None)

@@ -3,12 +3,27 @@ import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
 from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
-from hbnlab.pipeline.config import CLASSIFIERS
+from hbnlab.pipeline.config import CLASSIFIERS, PRESETS
 
 cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
                          "reload the page or open a second tab — the jobs and their models are kept on disk.")
 data = widgets.load_experiment(cfg)
 widgets.synthetic_notice(data.synthetic)
+
+st.markdown("**Presets** — one click trains and evaluates on the test set")
+for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
+    if col.button(preset.title, key=f"t_preset_{name}", help=preset.description, icon=":material/bolt:",
+                  width="stretch"):
+        cfg = state.change_corpus(**services.preset_changes(name, cfg))
+        with widgets.readable_errors():
+            data = widgets.load_experiment(cfg)
+            job_id = services.submit_train(cfg, classes=data.categories, stage="test",
+                                           label=f"{preset.title}: {', '.join(cfg.classifiers)} on "
+                                                 f"{', '.join(data.categories)}")
+        state.remember(state.LAST_TRAIN_JOB, job_id)
+        where = widgets.md_escape(services.config_corpus_label(cfg))
+        state.flash(f"Submitted job #{job_id} ({preset.title}) on {where}.")
+        st.rerun()
 
 with st.form("train_form"):
     c1, c2 = st.columns(2)

@@ -29,14 +29,20 @@ if [ "${#pkgs[@]}" -gt 0 ]; then
 fi
 
 PY="${PYTHON:-python3}"
+echo "[1/3] virtualenv .venv"
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 req=requirements
 [ "$DEV" = 1 ] && req=requirements-dev
-if [ "$LOCKED" = 1 ]; then
-  .venv/bin/python -m pip install -q -r "$req.lock"
-else
-  .venv/bin/python -m pip install -q -r "$req.txt"
-fi
-.venv/bin/python -m pip install -q --no-deps -e .
+if [ "$LOCKED" = 1 ]; then req_file="$req.lock"; else req_file="$req.txt"; fi
+echo "[2/3] Python packages from $req_file (first run: one to two minutes)"
+# one line per package as pip reaches it, so a slow install shows where it is
+status=0
+.venv/bin/python -m pip install -r "$req_file" 2>&1 \
+  | { grep --line-buffered -E '^(Collecting|ERROR|error)' | sed -u 's/^Collecting /  - /'; true; } || status=$?
+[ "$status" = 0 ] || { echo "setup.sh: pip install -r $req_file failed (exit $status)" >&2; exit 1; }
+echo "[3/3] hbnlab itself (editable)"
+log="$(mktemp)"
+.venv/bin/python -m pip install -q --no-deps -e . >"$log" 2>&1 || { cat "$log" >&2; rm -f "$log"; exit 1; }
+rm -f "$log"
 echo "hbnlab is set up in .venv"

@@ -2,7 +2,9 @@
 
 Each function takes plain data (lists, arrays, data frames) and returns a ``plotly`` figure;
 none computes a measure -- the numbers come from :mod:`hbnlab.evaluation` via
-:mod:`hbnlab.app.views`.
+:mod:`hbnlab.app.views`.  Plotly renders a subset of HTML in titles, tick labels, legend names and
+hover text, so every text that may hold corpus data (class names, terms, titles) goes through
+:func:`hbnlab.export.escape.plotly_text` here.
 """
 from __future__ import annotations
 
@@ -12,13 +14,19 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from hbnlab.export.escape import plotly_text
+
 _LAYOUT = dict(margin=dict(l=40, r=20, t=50, b=40), template="plotly_white", height=360)
 
 
 def _fig(title: str, **layout) -> go.Figure:
     fig = go.Figure()
-    fig.update_layout(title=title, **{**_LAYOUT, **layout})
+    fig.update_layout(title=plotly_text(title), **{**_LAYOUT, **layout})
     return fig
+
+
+def _texts(values) -> list[str]:
+    return [plotly_text(v) for v in values]
 
 
 def length_histogram(lengths: Mapping[str, Sequence[int]], *, title: str = "Document length (tokens)",
@@ -26,7 +34,7 @@ def length_histogram(lengths: Mapping[str, Sequence[int]], *, title: str = "Docu
     """Overlaid histograms of document lengths, one trace per split."""
     fig = _fig(title, barmode="overlay", xaxis_title="tokens per document", yaxis_title="documents")
     for name, values in lengths.items():
-        fig.add_trace(go.Histogram(x=np.asarray(values), name=name, opacity=0.6, nbinsx=nbins))
+        fig.add_trace(go.Histogram(x=np.asarray(values), name=plotly_text(name), opacity=0.6, nbinsx=nbins))
     return fig
 
 
@@ -35,7 +43,7 @@ def documents_per_class(table: pd.DataFrame, *, title: str = "Documents per clas
     fig = _fig(title, barmode="group", xaxis_title="class", yaxis_title="documents")
     for split in ("train", "test"):
         if split in table:
-            fig.add_trace(go.Bar(x=table["class"], y=table[split], name=split))
+            fig.add_trace(go.Bar(x=_texts(table["class"]), y=table[split], name=split))
     return fig
 
 
@@ -50,7 +58,7 @@ def feature_scores(terms: Sequence[str], scores: Sequence[float], *, title: str,
     """Horizontal bars of the selected terms, best at the top."""
     n = len(terms)
     fig = _fig(title, xaxis_title=score_name, height=max(300, 18 * n + 100))
-    fig.add_trace(go.Bar(x=list(scores)[::-1], y=list(terms)[::-1], orientation="h", name=score_name))
+    fig.add_trace(go.Bar(x=list(scores)[::-1], y=_texts(terms)[::-1], orientation="h", name=plotly_text(score_name)))
     fig.update_yaxes(type="category")
     return fig
 
@@ -61,7 +69,7 @@ def breakeven_bars(table: pd.DataFrame, *, title: str = "Breakeven by class (%)"
     fig = _fig(title, barmode="group", yaxis_title="breakeven (%)", yaxis_range=[0, 100])
     for col in table.columns:
         pattern = dict(shape="/") if str(col).startswith("thesis") else None
-        fig.add_trace(go.Bar(x=[str(i) for i in table.index], y=table[col], name=str(col),
+        fig.add_trace(go.Bar(x=_texts(table.index), y=table[col], name=plotly_text(col),
                              marker_pattern=pattern))
     return fig
 
@@ -76,10 +84,10 @@ def pr_curves(curves: Mapping[str, tuple], *, title: str) -> go.Figure:
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="P = R",
                              line=dict(dash="dot", color="#bbbbbb"), hoverinfo="skip"))
     for name, (precision, recall, b) in curves.items():
-        fig.add_trace(go.Scatter(x=np.asarray(recall), y=np.asarray(precision), mode="lines", name=name,
+        fig.add_trace(go.Scatter(x=np.asarray(recall), y=np.asarray(precision), mode="lines", name=plotly_text(name),
                                  line_shape="hv"))
         fig.add_trace(go.Scatter(x=[b], y=[b], mode="markers", marker=dict(size=11, symbol="x"),
-                                 name=f"{name} breakeven {100 * b:.1f}%"))
+                                 name=f"{plotly_text(name)} breakeven {100 * b:.1f}%"))
     return fig
 
 
@@ -99,7 +107,8 @@ def em_traces(traces: Mapping[str, Sequence[Sequence[float]]], *, title: str = "
     """One line per EM restart (x = iteration); ``traces[name]`` is a list of per-restart traces.
     The best final value of each unit is drawn thicker."""
     fig = _fig(title, xaxis_title="EM iteration", yaxis_title="log-likelihood", height=420)
-    for name, runs in traces.items():
+    for key, runs in traces.items():
+        name = plotly_text(key)
         runs = [np.asarray(r, dtype=float) for r in runs if len(r)][:max_restarts]
         if not runs:
             continue
@@ -112,17 +121,63 @@ def em_traces(traces: Mapping[str, Sequence[Sequence[float]]], *, title: str = "
     return fig
 
 
+def em_restart_curves(curves: Sequence[Sequence[float]], *, iteration: int, best: int, selected: int | None = None,
+                      title: str = "Log-likelihood per EM iteration, one line per restart") -> go.Figure:
+    """Small multi-restart EM chart for the Learn page: one line per restart (x = iteration, 0 =
+    the random start), a dot where each restart stopped, the current iteration as a dashed
+    line; the best restart is thick, the selected one outlined."""
+    fig = _fig(title, xaxis_title="EM iteration", yaxis_title="log-likelihood", height=340,
+               legend=dict(orientation="h", y=-0.25))
+    for r, ll in enumerate(curves):
+        ll = np.asarray(ll, dtype=float)
+        width = 4 if r == best else (2.5 if r == selected else 1.5)
+        name = f"restart {r}" + (" (best)" if r == best else "")
+        fig.add_trace(go.Scatter(x=np.arange(ll.size), y=ll, mode="lines", name=name, legendgroup=str(r),
+                                 line=dict(width=width), opacity=1.0 if r in (best, selected) else 0.6))
+        fig.add_trace(go.Scatter(x=[ll.size - 1], y=[ll[-1]], mode="markers", legendgroup=str(r), showlegend=False,
+                                 marker=dict(size=8), hoverinfo="skip"))
+    fig.add_vline(x=iteration, line_dash="dash", line_color="#444444")
+    # the random starts (iteration 0) lie far below; zoom on the climb so that the optima the
+    # restarts reach stay apart
+    later = [v for ll in curves for v in np.asarray(ll, dtype=float)[1:]]
+    if later:
+        top, bottom = max(later), min(later)
+        span = max(top - bottom, 1e-6)
+        fig.update_yaxes(range=[bottom - 0.05 * span, top + 0.08 * span])
+    return fig
+
+
 def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | None = None,
                    title: str = "Validation micro breakeven (%)") -> go.Figure:
-    """Heatmap of a B x alpha grid (one ``n_features``); the best cell outlined."""
+    """Heatmap of a B x alpha grid (one ``n_features``); the best cell outlined in red.  With the
+    columns ``vs_best_low`` / ``vs_best_high`` / ``tied_with_best`` (a tune job's paired bootstrap
+    against the best cell), the hover text gives each cell's interval and the cells whose interval
+    holds 0 are outlined in white: their difference to the best is within resampling noise."""
     pivot = cells.pivot_table(index="B", columns="alpha", values=value, aggfunc="max").sort_index()
     alphas = [f"{a:g}" for a in pivot.columns]
     fig = _fig(title, xaxis_title="alpha", yaxis_title="B", height=380)
+    hover = None
+    if {"vs_best_low", "vs_best_high"} <= set(cells.columns):
+        lo = cells.pivot_table(index="B", columns="alpha", values="vs_best_low", aggfunc="max").reindex_like(pivot)
+        hi = cells.pivot_table(index="B", columns="alpha", values="vs_best_high", aggfunc="max").reindex_like(pivot)
+        hover = np.vectorize(lambda v, a, b: "" if np.isnan(v) else
+                             f"{v:.2f}%<br>minus the best cell: {a:+.2f} to {b:+.2f} (95% paired bootstrap)")(
+            pivot.values, lo.values, hi.values)
     fig.add_trace(go.Heatmap(z=pivot.values, x=alphas, y=[str(b) for b in pivot.index], colorscale="Viridis",
                              text=np.vectorize(lambda v: "" if np.isnan(v) else f"{v:.1f}")(pivot.values),
-                             texttemplate="%{text}", colorbar=dict(title="%")))
+                             texttemplate="%{text}", colorbar=dict(title="%"),
+                             customdata=hover, hovertemplate="B=%{y}, alpha=%{x}<br>%{customdata}<extra></extra>"
+                             if hover is not None else None))
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category")
+    if "tied_with_best" in cells.columns:
+        tied = cells[cells["tied_with_best"].astype(bool)]
+        if best is not None:
+            tied = tied[~((tied["B"] == best[0]) & np.isclose(tied["alpha"], best[1]))]
+        if len(tied):
+            fig.add_trace(go.Scatter(x=[f"{a:g}" for a in tied["alpha"]], y=[str(b) for b in tied["B"]],
+                                     mode="markers", name="within noise of the best",
+                                     marker=dict(symbol="square-open", size=30, color="white", line=dict(width=2))))
     if best is not None:
         B, a = best
         fig.add_trace(go.Scatter(x=[f"{a:g}"], y=[str(B)], mode="markers", name="best",
@@ -131,15 +186,19 @@ def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | N
 
 
 def term_effects(table: pd.DataFrame, *, title: str) -> go.Figure:
-    """Horizontal bars of per-term contributions to the log-odds (red up, blue down)."""
+    """Horizontal bars of per-term contributions to the log-odds (red up, blue down); with a
+    ``present`` column, terms absent from the document are labelled "(absent)" and drawn hatched:
+    their bar is the effect of the term *not* occurring."""
     t = table.sort_values("contribution")
     colors = np.where(t["contribution"] >= 0, "#c0392b", "#2e86c1")
+    present = t["present"].to_numpy(bool) if "present" in t else np.ones(len(t), bool)
+    names = [term if p else f"{term} (absent)" for term, p in zip(t["term"], present)]
     fig = _fig(title, xaxis_title="contribution to the class log-odds", height=max(300, 18 * len(t) + 100))
-    fig.add_trace(go.Bar(x=t["contribution"], y=t["term"], orientation="h", marker_color=colors,
-                         name="contribution"))
+    fig.add_trace(go.Bar(x=t["contribution"], y=_texts(names), orientation="h", marker_color=colors,
+                         marker_pattern_shape=np.where(present, "", "/"), name="contribution"))
     fig.update_yaxes(type="category")
     return fig
 
 
 __all__ = ["length_histogram", "documents_per_class", "labels_per_document", "feature_scores", "breakeven_bars",
-           "pr_curves", "threshold_curve", "em_traces", "tuning_heatmap", "term_effects"]
+           "pr_curves", "threshold_curve", "em_traces", "em_restart_curves", "tuning_heatmap", "term_effects"]

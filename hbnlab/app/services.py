@@ -31,6 +31,7 @@ import pandas as pd
 import streamlit as st
 
 from hbnlab.app import views
+from hbnlab.app.views import learn as learn_view
 from hbnlab.export.report import build_report
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
@@ -206,6 +207,12 @@ def fetch_reuters(progress) -> Path:
     return Path(fetch_reuters21578(progress=progress))
 
 
+def safe_file_name(name: str, default: str = "file") -> str:
+    """``name`` as a file name of letters, digits, ``.``, ``_`` and ``-`` only (no directory, no
+    leading dot): for stored uploads and downloads named after corpus data."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(str(name)).name).strip("._") or default
+
+
 def store_upload(data: bytes, filename: str, options: dict | None = None) -> Path:
     """Check an upload with the safe readers, then keep it under the data home.
 
@@ -217,7 +224,7 @@ def store_upload(data: bytes, filename: str, options: dict | None = None) -> Pat
     from hbnlab.corpus import load_upload
     from hbnlab.export.atomic import write_bytes_atomic
 
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(filename).name).strip("._") or "upload"
+    safe = safe_file_name(filename, "upload")
     digest = hashlib.sha256(data).hexdigest()[:16]
     path = data_home() / "uploads" / digest / safe
     checked = (str(path), json.dumps(options or {}, sort_keys=True))
@@ -294,6 +301,11 @@ def _feature_table(key: str, label: str, n_features: int, scope: str) -> pd.Data
     return views.feature_table(_experiment(key), label, n_features, scope)
 
 
+def feature_score_format(scores) -> str:
+    """The printf format of the Features table's score column (:func:`views.features.score_format`)."""
+    return views.score_format(scores)
+
+
 def feature_table(cfg: ExperimentConfig, label: str) -> pd.DataFrame:
     """The selected terms of ``label`` with their scores and document frequencies."""
     return _feature_table(_experiment_key(cfg), label, cfg.n_features, cfg.scope)
@@ -330,8 +342,58 @@ def tree_dot(dot: str, left_to_right: bool) -> str:
 
 
 # --------------------------------------------------------------------------- trained models
+def reuters_available() -> bool:
+    """Whether Reuters-21578 can be read without a download ($HBNLAB_REUTERS_DIR or the cache)."""
+    from hbnlab.corpus import CorpusError
+
+    try:
+        return (CS.resolve_reuters_dir(None, download=False) / "reut2-000.sgm").is_file()
+    except (CorpusError, OSError):
+        return False
+
+
+def preset_changes(name: str, cfg: ExperimentConfig) -> dict:
+    """The config changes of preset ``name`` (:data:`hbnlab.pipeline.config.PRESETS`) for the current
+    config: its corpus when that is available, else the current corpus."""
+    from hbnlab.pipeline.config import PRESETS
+
+    preset = PRESETS[name]
+    changes = dict(preset.changes)
+    if preset.corpus == "reuters" and cfg.corpus != "reuters" and reuters_available():
+        changes.update(corpus="reuters", reuters_dir="")
+    return changes
+
+
 def finished_train_jobs() -> list:
     return [r for r in list_jobs("train") if r.state == "done" and r.result]
+
+
+def _job_config(rec) -> ExperimentConfig | None:
+    try:
+        return ExperimentConfig.from_dict(rec.spec.params["config"])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def job_on_corpus(rec, cfg: ExperimentConfig) -> bool:
+    """Whether job ``rec`` read the same documents as ``cfg`` (its corpus spec is the same)."""
+    job_cfg = _job_config(rec)
+    return job_cfg is not None and job_cfg.corpus_spec() == cfg.corpus_spec()
+
+
+def config_corpus_label(cfg: ExperimentConfig) -> str:
+    """The corpus of ``cfg`` in words."""
+    if cfg.corpus == "synthetic":
+        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
+    if cfg.corpus == "reuters":
+        return "Reuters-21578 ModApte"
+    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+
+
+def job_corpus_label(rec) -> str:
+    """The corpus job ``rec`` was trained on, in words."""
+    job_cfg = _job_config(rec)
+    return "unknown corpus" if job_cfg is None else config_corpus_label(job_cfg)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -365,6 +427,48 @@ def train_outputs(job_id: int) -> views.TrainOutputs:
     """Scores, labels and unit records of a finished train job, aligned with the experiment
     (cached, read-only)."""
     return _train_outputs(int(job_id), _outputs_key(job_id))
+
+
+def comparable_systems() -> dict:
+    """Every classifier of every finished training job, by its display key (``"#3 · HBN-OR"``)."""
+    from hbnlab.app.views.compare import system_key
+
+    return {system_key(r.id, c): (r.id, c) for r in finished_train_jobs() for c in r.result.get("classifiers", [])}
+
+
+def compare_verdict(boot: pd.DataFrame, a: str, b: str) -> str:
+    """The micro / macro difference of a paired comparison in words."""
+    from hbnlab.app.views.compare import verdict
+
+    return verdict(boot, a, b)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _compare_table(systems: tuple, keys: tuple) -> pd.DataFrame:
+    from hbnlab.app.views import compare
+
+    return compare.side_by_side({j: train_outputs(j) for j, _ in systems}, list(systems))
+
+
+def compare_table(systems) -> pd.DataFrame:
+    """Breakeven per class of ``systems`` (``[(job_id, classifier), ...]``) side by side, with the
+    differences to the first (:func:`hbnlab.app.views.compare.side_by_side`)."""
+    systems = tuple((int(j), str(c)) for j, c in systems)
+    return _compare_table(systems, tuple(_outputs_key(j) for j, _ in systems))
+
+
+@st.cache_data(show_spinner="Resampling the documents ...", max_entries=16)
+def _paired(a: tuple, b: tuple, keys: tuple, n_boot: int, threshold: float):
+    from hbnlab.app.views import compare
+
+    return compare.paired({j: train_outputs(j) for j in (a[0], b[0])}, a, b, n_boot=n_boot, threshold=threshold)
+
+
+def paired_comparison(a, b, *, n_boot: int = 1000, threshold: float = 0.5):
+    """``(bootstrap, mcnemar)`` of system ``b`` against ``a`` (:func:`hbnlab.app.views.compare.paired`),
+    seeded, cached."""
+    a, b = (int(a[0]), str(a[1])), (int(b[0]), str(b[1]))
+    return _paired(a, b, (_outputs_key(a[0]), _outputs_key(b[0])), int(n_boot), float(threshold))
 
 
 def unit_model(digest: str):
@@ -523,6 +627,26 @@ def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFram
         hits = search_documents(cfg, q, split="all", limit=10**9)
         df = df[df["doc_id"].isin(set(hits["id"]))]
     return df.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- Learn page
+@st.cache_data(show_spinner=False, max_entries=32)
+def lesson(settings: learn_view.LessonSettings) -> learn_view.Lesson:
+    """The three traces on the teaching corpus.  EM runs here, in the script thread, because the
+    corpus has 16 documents and 8 terms (a few restarts take milliseconds); real training goes to
+    background jobs."""
+    return learn_view.build_lesson(settings)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def lesson_default_document(settings: learn_view.LessonSettings) -> int:
+    return learn_view.most_uncertain_document(lesson(settings))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def lesson_inference(settings: learn_view.LessonSettings, doc: int):
+    """The inference trace of teaching document ``doc`` under the lesson's fitted parameters."""
+    return learn_view.run_inference(lesson(settings), int(doc))
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in (

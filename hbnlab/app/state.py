@@ -19,6 +19,7 @@ LAST_TUNE_JOB = "hbnlab.last_tune_job"
 EVAL_JOB = "hbnlab.eval_job"
 EXPLAIN_DOC = "hbnlab.explain_doc"
 FLASH = "hbnlab.flash"
+CONFIG_LISTENER = "hbnlab.config_listener"
 
 #: URL keys the workbench owns besides the config fields (pages' own selections).
 EXTRA_QUERY_KEYS = ("job", "doc")
@@ -41,7 +42,16 @@ def set_config(cfg: ExperimentConfig) -> ExperimentConfig:
         raise TypeError(f"set_config needs an ExperimentConfig, got {type(cfg).__name__}")
     st.session_state[CONFIG] = cfg
     sync_query_params(cfg)
+    listener = st.session_state.get(CONFIG_LISTENER)
+    if listener is not None:
+        listener(cfg)
     return cfg
+
+
+def on_config_change(fn) -> None:
+    """Call ``fn(cfg)`` whenever :func:`set_config` stores a config during this run (the page
+    frame redraws the sidebar with it); the page frame sets it afresh on every run."""
+    st.session_state[CONFIG_LISTENER] = fn
 
 
 def update_config(**changes) -> ExperimentConfig:
@@ -93,7 +103,8 @@ def config_warnings() -> list[str]:
 
 
 def flash(message: str, kind: str = "success") -> None:
-    """A message shown once at the top of the next page run (after ``st.switch_page``)."""
+    """A message shown once at the top of the next page run (after ``st.switch_page``); it is
+    Markdown, so corpus data in it must be escaped by the caller (``widgets.md_escape``)."""
     st.session_state[FLASH] = (kind, message)
 
 
@@ -111,5 +122,5 @@ def recall(key: str, default=None):
 
 __all__ = ["ExperimentConfig", "get_config", "set_config", "update_config", "change_corpus", "reset_config",
            "sync_query_params",
-           "config_warnings", "flash", "pop_flash", "remember", "recall", "CONFIG", "LAST_TRAIN_JOB",
-           "LAST_TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC"]
+           "config_warnings", "flash", "pop_flash", "remember", "recall", "on_config_change", "CONFIG",
+           "LAST_TRAIN_JOB", "LAST_TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC"]

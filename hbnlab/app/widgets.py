@@ -1,4 +1,9 @@
-"""Reusable Streamlit pieces: the page frame, the corpus badge, pickers and the live job table."""
+"""Reusable Streamlit pieces: the page frame, the corpus badge, pickers and the live job table.
+
+Corpus data (ids, titles, class names, terms, file names) and messages that quote it reach
+Markdown elements only through :func:`md_escape` (:mod:`hbnlab.export.escape`), which pages use
+as ``widgets.md_escape``.
+"""
 from __future__ import annotations
 
 import time
@@ -7,6 +12,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from hbnlab.app import services, state, views
+from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
 
 ACTIVE = ("queued", "running")
@@ -20,7 +26,7 @@ def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
     if intro:
         st.caption(intro)
     for msg in state.config_warnings():
-        st.warning(msg)
+        st.warning(md_escape(msg))
     flash = state.pop_flash()
     if flash:
         kind, msg = flash
@@ -30,28 +36,61 @@ def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
 
 
 def corpus_description(cfg: ExperimentConfig) -> str:
-    if cfg.corpus == "synthetic":
-        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents) — {views.SYNTHETIC_BADGE}"
-    if cfg.corpus == "reuters":
-        return "Reuters-21578 ModApte"
-    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+    label = md_escape(services.config_corpus_label(cfg))
+    return f"{label} — {views.SYNTHETIC_BADGE}" if cfg.corpus == "synthetic" else label
 
 
 def sidebar_status(cfg: ExperimentConfig) -> None:
-    with st.sidebar:
-        st.markdown("**Current experiment**")
-        if cfg.corpus == "synthetic":
-            st.warning(f"Corpus: {corpus_description(cfg)}", icon=":material/science:")
-        else:
-            st.info(f"Corpus: {corpus_description(cfg)}")
-        st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
-        try:
-            counts = services.job_counts()
-        except Exception:  # noqa: BLE001 - the sidebar must never break a page
-            counts = {}
-        running, queued = counts.get("running", 0), counts.get("queued", 0)
-        if running or queued:
-            st.caption(f"Background jobs: {running} running, {queued} queued")
+    """The sidebar's "Current experiment" box.  It is drawn into a placeholder that
+    :func:`hbnlab.app.state.set_config` redraws in the same run, so a form that changes the config
+    is reflected at once, not one run later."""
+    slot = st.sidebar.empty()
+
+    def draw(current: ExperimentConfig) -> None:
+        with slot.container():
+            _sidebar_body(current)
+
+    draw(cfg)
+    state.on_config_change(draw)
+
+
+def _sidebar_body(cfg: ExperimentConfig) -> None:
+    st.markdown("**Current experiment**")
+    if cfg.corpus == "synthetic":
+        st.warning(f"Corpus: {corpus_description(cfg)}", icon=":material/science:")
+    else:
+        st.info(f"Corpus: {corpus_description(cfg)}")
+    st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
+    try:
+        counts = services.job_counts()
+    except Exception:  # noqa: BLE001 - the sidebar must never break a page
+        counts = {}
+    running, queued = counts.get("running", 0), counts.get("queued", 0)
+    if running or queued:
+        st.caption(f"Background jobs: {running} running, {queued} queued")
+
+
+def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1) -> int:
+    """Previous / Next buttons around a slider over steps ``first .. first + n_steps - 1``, all
+    sharing ``st.session_state[key]``; returns the current step as a 0-based index.  A stored
+    step beyond a new, shorter sequence is clamped to its last step."""
+    lo, hi = int(first), int(first) + max(int(n_steps), 1) - 1
+    current = min(max(int(st.session_state.get(key, lo)), lo), hi)
+    st.session_state[key] = current
+
+    def shift(delta: int):
+        st.session_state[key] = min(max(int(st.session_state.get(key, lo)) + delta, lo), hi)
+
+    c1, c2, c3 = st.columns([1.4, 7, 1.4], vertical_alignment="bottom")
+    c1.button("Previous", key=f"{key}_prev", on_click=shift, args=(-1,), disabled=current <= lo,
+              icon=":material/chevron_left:", width="stretch")
+    if hi > lo:
+        c2.slider(f"{label} ({lo} to {hi})", min_value=lo, max_value=hi, key=key)
+    else:
+        c2.caption(f"{label} {lo} (the only one)")
+    c3.button("Next", key=f"{key}_next", on_click=shift, args=(1,), disabled=current >= hi,
+              icon=":material/chevron_right:", width="stretch")
+    return int(st.session_state[key]) - lo
 
 
 def synthetic_notice(synthetic: bool) -> None:
@@ -63,7 +102,7 @@ def synthetic_notice(synthetic: bool) -> None:
 
 def show_error(exc: BaseException) -> None:
     """A reader or settings error as a readable message (never a traceback)."""
-    st.error(str(exc) or type(exc).__name__, icon=":material/error:")
+    st.error(md_escape(str(exc) or type(exc).__name__), icon=":material/error:")
 
 
 @contextmanager
@@ -77,6 +116,26 @@ def readable_errors(stop: bool = True):
         show_error(exc)
         if stop:
             st.stop()
+
+
+@contextmanager
+def progress_task(text: str):
+    """A progress bar for the block, with the block's reader and settings errors shown as
+    messages (as :func:`readable_errors`); yields ``report(fraction, message)``.  The bar is
+    removed before the message is shown and the page stops, so no stale bar stays behind."""
+    from hbnlab.corpus import CorpusError
+
+    bar = st.progress(0.0, text=text)
+    failed = None
+    try:
+        yield lambda f, m: bar.progress(min(1.0, max(0.0, float(f))), text=m)
+    except (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError) as exc:
+        failed = exc
+    finally:
+        bar.empty()
+    if failed is not None:
+        show_error(failed)
+        st.stop()
 
 
 def load_corpus(cfg: ExperimentConfig):
@@ -129,30 +188,54 @@ def validation_picker(cfg: ExperimentConfig, *, key: str) -> ExperimentConfig:
 def validation_notice(data) -> set:
     """A caption on the validation split and a warning naming the classes it cannot score;
     returns those classes."""
-    st.caption(f"Validation: {data.validation_description()}.")
+    st.caption(f"Validation: {md_escape(data.validation_description())}.")
     bad = data.untunable()
     if bad:
         st.warning(f"{len(bad)} class{'' if len(bad) == 1 else 'es'} cannot be tuned on this split and "
                    f"{'is' if len(bad) == 1 else 'are'} left out: "
-                   + "; ".join(f"{c} ({why})" for c, why in bad.items()))
+                   + "; ".join(f"{md_escape(c)} ({md_escape(why)})" for c, why in bad.items()))
     return set(bad)
 
 
 def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str | None = None):
-    """Select one of ``jobs`` (newest first); remembers the choice in ``session_key``."""
+    """Select one of ``jobs`` (newest first).
+
+    The picker follows the newest job, so a job that finishes while the page is open becomes the
+    selection; choosing an older job pins it (remembered in ``session_key``, shared by the pages
+    that pass the same key) until "Follow the newest" is pressed.  A job trained on another corpus
+    than the current one is marked in the list and with a warning."""
     if not jobs:
         return None
     ids = [r.id for r in jobs]
-    remembered = state.recall(session_key) if session_key else None
-    index = ids.index(remembered) if remembered in ids else 0
+    newest = ids[0]
+    pin_key = session_key or f"{key}.pinned"
+    pinned = state.recall(pin_key)
+    if pinned not in ids:
+        pinned = None
+    st.session_state[key] = newest if pinned is None else pinned
+    cfg = state.get_config()
+    by_id = {r.id: r for r in jobs}
 
     def fmt(i):
-        r = next(j for j in jobs if j.id == i)
-        return f"#{r.id} · {r.label}"
+        r = by_id[i]
+        other = "" if services.job_on_corpus(r, cfg) else f" · other corpus: {services.job_corpus_label(r)}"
+        return f"#{r.id} · {r.label}{other}"
 
-    chosen = st.selectbox(label, ids, index=index, format_func=fmt, key=key)
-    if session_key:
-        state.remember(session_key, chosen)
+    def pin():
+        chosen = st.session_state[key]
+        state.remember(pin_key, None if chosen == newest else chosen)
+
+    chosen = st.selectbox(label, ids, format_func=fmt, key=key, on_change=pin)
+    if pinned is None:
+        st.caption("Following the newest finished job; choose another to pin it.")
+    else:
+        c1, c2 = st.columns([3, 1], vertical_alignment="center")
+        c1.caption(f"Pinned to job #{pinned}; the newest finished job is #{newest}.")
+        c2.button("Follow the newest", key=f"{key}_follow", on_click=state.remember, args=(pin_key, None))
+    if not services.job_on_corpus(by_id[chosen], cfg):
+        other = md_escape(services.job_corpus_label(by_id[chosen]))
+        st.warning(f"Job #{chosen} was trained on another corpus ({other}) "
+                   f"than the current one ({corpus_description(cfg)}).", icon=":material/swap_horiz:")
     return chosen
 
 
@@ -185,7 +268,7 @@ def _job_actions(records, key: str) -> None:
     with st.expander(f"Log of job #{jid}"):
         lines = services.job_logs(jid)
         if rec.error:
-            st.error(rec.error.strip().splitlines()[-1])
+            st.error(md_escape(rec.error.strip().splitlines()[-1]))
         st.code("\n".join(lines[-200:]) or "(no log lines yet)", language=None)
 
 

@@ -318,6 +318,7 @@ def fit_em(
     sample_weight=None,
     progress=None,
     should_stop=None,
+    observer=None,
 ) -> EMResult:
     """Learn the tables of ``tree`` by EM with ``n_restarts`` random restarts run as one batch.
 
@@ -342,6 +343,12 @@ def fit_em(
         ``n_restarts``, ``n_running`` and ``running`` (restarts still iterating),
         ``n_converged``, ``log_likelihood`` (latest criterion value per restart),
         ``best_log_likelihood``, ``elapsed`` (seconds).
+    observer : callable, optional
+        Called after every E-step with a dict: ``iteration``, ``restarts`` (indices of the
+        restarts evaluated, i.e. still running), ``tables`` (their batched tables, the
+        parameters the E-step used, one ``(len(restarts), *cpt_shape)`` array per node),
+        ``log_likelihood`` and ``conditional_log_likelihood`` (per evaluated restart) and
+        ``stopped`` (which of them stop at this iteration).  The arrays are copies.
     should_stop : callable, optional
         Checked between iterations; when it returns True, :class:`hbnlab._validation.Cancelled`
         is raised; its ``result`` attribute holds the best parameters reached so far (an
@@ -398,6 +405,10 @@ def fit_em(
             stop = np.zeros(idx.size, dtype=bool)
         prev[idx] = crit
         done = stop | (it == max_iter)
+        if observer is not None:
+            observer({"iteration": it, "restarts": idx.copy(), "tables": [c.copy() for c in sub],
+                      "log_likelihood": llf.copy(), "conditional_log_likelihood": llc.copy(),
+                      "stopped": done.copy()})
         converged[idx[stop]] = True
         go = ~done
         if go.any():

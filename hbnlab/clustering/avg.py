@@ -101,7 +101,7 @@ class _AvgState:
         self.info[i] = mutual_information_from_conditionals(px, q1, q0)
 
 
-def cluster_features_avg(X, y, features, B, alpha) -> list[list[int]]:
+def cluster_features_avg(X, y, features, B, alpha, *, observer=None) -> list[list[int]]:
     """Partition ``features`` into at most ``B`` clusters with ClusterFeaturesAvg (thesis fig. 3.6).
 
     Starts from singleton clusters sorted by decreasing I(F, C) (ties: increasing column index)
@@ -127,6 +127,11 @@ def cluster_features_avg(X, y, features, B, alpha) -> list[list[int]]:
         Maximal number of clusters (>= 1).
     alpha : float
         Cluster size penalty (>= 0); Table 4.1 of the thesis uses 0.05 with B = 7.
+    observer : callable, optional
+        Called with one dict per step: ``step="start"`` (the features in initial rank order as
+        ``columns`` with their ``info``), then ``step="merge"`` before every merge (see
+        :func:`hbnlab.clustering.common.agglomerate_info_loss`); used by
+        :mod:`hbnlab.clustering.trace`.
 
     Returns
     -------
@@ -147,15 +152,17 @@ def cluster_features_avg(X, y, features, B, alpha) -> list[list[int]]:
     >>> cluster_features_avg(X, y, [0, 1, 2, 3], B=2, alpha=0.0)
     [[0, 1], [2, 3]]
     """
-    return run_kernel(_avg_kernel, X, y, features, B, alpha)
+    return run_kernel(_avg_kernel, X, y, features, B, alpha, observer)
 
 
-def _avg_kernel(stats, positions, B, alpha):
+def _avg_kernel(stats, positions, B, alpha, observer=None):
     """ClusterFeaturesAvg on the columns ``positions`` of ``stats``; clusters of positions in
     the initial rank order of their best feature."""
     slots = ranked_slots(stats, positions)
     px, q1, q0 = singleton_statistics(stats.df[slots], stats.df1[slots], stats.n, stats.n1)
-    clusters = agglomerate_info_loss(_AvgState(px, q1, q0), B, alpha)
+    if observer is not None:
+        observer({"step": "start", "columns": stats.columns[slots].copy(), "info": stats.info[slots].copy()})
+    clusters = agglomerate_info_loss(_AvgState(px, q1, q0), B, alpha, observer)
     return [[int(slots[r]) for r in c] for c in clusters]
 
 

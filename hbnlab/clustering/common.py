@@ -95,11 +95,17 @@ class FeatureStats:
         return self.cached("cooccurrence", compute)
 
 
-def run_kernel(kernel, X, y, features, B, alpha) -> list[list[int]]:
-    """Validate the arguments, run ``kernel(stats, positions, B, alpha)`` on the columns
-    ``features`` and return its clusters as sorted lists of column indices."""
+def run_kernel(kernel, X, y, features, B, alpha, observer=None) -> list[list[int]]:
+    """Validate the arguments, run ``kernel(stats, positions, B, alpha, observer)`` on the
+    columns ``features`` and return its clusters as sorted lists of column indices.
+
+    ``observer``, when given, is called with one dict per step of the algorithm (see
+    :func:`agglomerate_info_loss`, :func:`hbnlab.clustering.dep.greedy_dep` and
+    :func:`hbnlab.clustering.dep.improve_clustering`); its ``"columns"`` entry maps the slots the
+    step refers to onto column indices of ``X``.
+    """
     stats, B, alpha = prepare(X, y, features, B, alpha)
-    clusters = kernel(stats, np.arange(stats.columns.size), B, alpha)
+    clusters = kernel(stats, np.arange(stats.columns.size), B, alpha, observer)
     return [sorted(int(stats.columns[p]) for p in c) for c in clusters]
 
 
@@ -286,7 +292,7 @@ def remove_index(M: np.ndarray, b: int) -> np.ndarray:
     return M[:m - 1]
 
 
-def agglomerate_info_loss(state, B: int, alpha: float) -> list[list[int]]:
+def agglomerate_info_loss(state, B: int, alpha: float, observer=None) -> list[list[int]]:
     """The merge loop shared by ClusterFeaturesAvg and ClusterFeaturesOr (thesis fig. 3.6 step 4).
 
     ``state`` holds one slot per initial cluster, slots in initial rank order, and provides
@@ -299,6 +305,13 @@ def agglomerate_info_loss(state, B: int, alpha: float) -> list[list[int]]:
     compact, in slot order).  The merged cluster keeps the lower slot, which is the rank of its
     best feature, so "lowest (i, j) in the initial order" is the tie rule throughout.  Returns
     the clusters as lists of slots, in slot order.
+
+    ``observer``, when given, is called before every merge with a dict: ``step="merge"``,
+    ``clusters`` (the active clusters as lists of slots, in slot order), ``loss`` (the
+    InfoLoss matrix of fig. 3.8 between them, +inf on and below the diagonal), ``info_loss``
+    (the bracket I(X_i,C) + I(X_j,C) - I(Merge(X_i,X_j),C)), ``info`` (I(X_i, C) per active
+    cluster), ``k`` (the average cluster size) and ``pair`` (the chosen (a, b), positions into
+    ``clusters``).
     """
     N = state.N
     members = [[r] for r in range(N)]
@@ -312,6 +325,9 @@ def agglomerate_info_loss(state, B: int, alpha: float) -> list[list[int]]:
         s = state.size[ids]
         cost = info_loss(dI, s[:, None] + s[None, :], N, m, alpha) + mask[:m, :m]
         a, b = first_min_pair(cost)
+        if observer is not None:
+            observer({"step": "merge", "clusters": [list(members[i]) for i in ids], "loss": cost.copy(),
+                      "info_loss": dI.copy(), "info": state.info[ids].copy(), "k": N / m, "pair": (a, b)})
         i, j = int(ids[a]), int(ids[b])
         state.merge(i, j)
         members[i].extend(members[j])

@@ -167,13 +167,18 @@ def expression_3_1(p, info, clusters, alpha) -> float:
     return first - alpha / len(clusters) * pen
 
 
-def greedy_dep(p, info, B, alpha):
+def greedy_dep(p, info, B, alpha, observer=None):
     """Step 3 of ClusterFeaturesDep (fig. 3.11): greedy merging minimizing Expression 3.1.
 
     ``p`` and ``info`` are indexed by position; positions are the tie-break order (lowest
     (a, b) wins, within a relative 1e-10).  The merged cluster keeps the lower position as its
     slot.  Returns ``(clusters, E)``: clusters as lists of positions in slot order, and the value
     of Expression 3.1 for them.
+
+    ``observer``, when given, is called before every merge with a dict: ``step="merge"``,
+    ``clusters`` (active clusters as lists of positions), ``expression`` (Expression 3.1 after
+    merging each pair (a, b), +inf on and below the diagonal), ``inter`` (the distance sums P_ab
+    between the clusters) and ``pair`` (the chosen (a, b)).
     """
     p = np.asarray(p, dtype=np.float64).copy()
     np.fill_diagonal(p, 0.0)
@@ -199,6 +204,9 @@ def greedy_dep(p, info, B, alpha):
         c = alpha / (m - 1)
         cost = (S + P) / (D + SS) - c * DP + mask[:m, :m] - c * pen
         a, b = first_min_pair(cost)
+        if observer is not None:
+            observer({"step": "merge", "clusters": [list(members[i]) for i in ids], "expression": cost.copy(),
+                      "inter": P.copy(), "pair": (a, b)})
         E = float(cost[a, b])
         S, D, pen = S + float(P[a, b]), D + float(SS[a, b]), pen + float(DP[a, b])
         i, j = int(ids[a]), int(ids[b])
@@ -285,7 +293,7 @@ class _ImproveState:
         return [np.flatnonzero(self.labels == k).tolist() for k in range(self.K)]
 
 
-def improve_clustering(p, info, clusters, alpha, *, E1=None, max_iter=None):
+def improve_clustering(p, info, clusters, alpha, *, E1=None, max_iter=None, observer=None):
     """ImproveClustering (thesis fig. 3.12): move single features between clusters while
     Expression 3.1 decreases.
 
@@ -309,6 +317,11 @@ def improve_clustering(p, info, clusters, alpha, *, E1=None, max_iter=None):
         Current value of Expression 3.1 (the thesis passes the greedy loop's last value);
         computed when omitted.
     max_iter : int, optional
+    observer : callable, optional
+        Called once per iteration with a dict: ``step="improve"``, ``clusters`` (the partition
+        before the iteration), ``E1`` (its Expression 3.1), ``E2`` (the matrix E_2m, features x
+        clusters, +inf where a move is not allowed), ``move`` (the best (i, m)) and ``moved``
+        (whether its gain was positive and the feature moved).
 
     Returns
     -------
@@ -330,7 +343,11 @@ def improve_clustering(p, info, clusters, alpha, *, E1=None, max_iter=None):
             break
         i, m = first_min_pair(E2)  # min E_2m == max gain_im, ties by lowest (i, m)
         gain = E - E2[i, m]
-        if not gain > TIE_RTOL * max(1.0, abs(E)):
+        moved = bool(gain > TIE_RTOL * max(1.0, abs(E)))
+        if observer is not None:
+            observer({"step": "improve", "clusters": state.clusters(), "E1": E, "E2": E2.copy(),
+                      "move": (int(i), int(m)), "moved": moved})
+        if not moved:
             break
         src = int(state.labels[i])
         state.move(i, m, float(num[i, m]), float(den[i, m]), float(pen[i, m]))
@@ -339,7 +356,7 @@ def improve_clustering(p, info, clusters, alpha, *, E1=None, max_iter=None):
     return state.clusters(), trace
 
 
-def cluster_features_dep(X, y, features, B, alpha) -> list[list[int]]:
+def cluster_features_dep(X, y, features, B, alpha, *, observer=None) -> list[list[int]]:
     """Partition ``features`` into at most ``B`` clusters with ClusterFeaturesDep (thesis fig. 3.11).
 
     1. p_ij = P(F_i indep F_j | C) by the chi-square test (:func:`independence_pvalues`);
@@ -361,6 +378,10 @@ def cluster_features_dep(X, y, features, B, alpha) -> list[list[int]]:
         Maximal number of clusters (>= 1).
     alpha : float
         Mutual information importance (>= 0); Table 4.1 of the thesis uses 170 with B = 7.
+    observer : callable, optional
+        Called with one dict per step: ``step="start"`` (``columns`` in initial rank order, their
+        ``info`` and the p-value matrix ``p``), ``step="merge"`` (:func:`greedy_dep`) and
+        ``step="improve"`` (:func:`improve_clustering`); used by :mod:`hbnlab.clustering.trace`.
 
     Returns
     -------
@@ -382,17 +403,19 @@ def cluster_features_dep(X, y, features, B, alpha) -> list[list[int]]:
     >>> sorted(cluster_features_dep(X, y, [0, 1, 2, 3], B=2, alpha=0.0))
     [[0, 1], [2, 3]]
     """
-    return run_kernel(_dep_kernel, X, y, features, B, alpha)
+    return run_kernel(_dep_kernel, X, y, features, B, alpha, observer)
 
 
-def _dep_kernel(stats, positions, B, alpha):
+def _dep_kernel(stats, positions, B, alpha, observer=None):
     """ClusterFeaturesDep on the columns ``positions`` of ``stats``; clusters of positions in
     the initial rank order of their best feature."""
     slots = ranked_slots(stats, positions)
     p = pvalues_of(stats)[np.ix_(slots, slots)]
     info = stats.info[slots]
-    clusters, E1 = greedy_dep(p, info, B, alpha)
-    clusters, _ = improve_clustering(p, info, clusters, alpha, E1=E1)
+    if observer is not None:
+        observer({"step": "start", "columns": stats.columns[slots].copy(), "info": info.copy(), "p": p.copy()})
+    clusters, E1 = greedy_dep(p, info, B, alpha, observer)
+    clusters, _ = improve_clustering(p, info, clusters, alpha, E1=E1, observer=observer)
     clusters.sort(key=min)  # a move can change a cluster's best feature
     return [[int(slots[r]) for r in c] for c in clusters]
 

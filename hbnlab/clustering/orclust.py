@@ -100,7 +100,7 @@ class _OrState:
         self.info[i] = mutual_information_from_counts(self.cnt[i], self.pos[i], self.n, self.n1)
 
 
-def cluster_features_or(X, y, features, B, alpha) -> list[list[int]]:
+def cluster_features_or(X, y, features, B, alpha, *, observer=None) -> list[list[int]]:
     """Partition ``features`` into at most ``B`` clusters with ClusterFeaturesOr (thesis fig. 3.9).
 
     The same greedy loop and modified information loss as :func:`cluster_features_avg`
@@ -121,6 +121,11 @@ def cluster_features_or(X, y, features, B, alpha) -> list[list[int]]:
         Maximal number of clusters (>= 1).
     alpha : float
         Cluster size penalty (>= 0); Table 4.1 of the thesis uses 0.09 with B = 9.
+    observer : callable, optional
+        Called with one dict per step: ``step="start"`` (the features in initial rank order as
+        ``columns`` with their ``info``), then ``step="merge"`` before every merge (see
+        :func:`hbnlab.clustering.common.agglomerate_info_loss`); used by
+        :mod:`hbnlab.clustering.trace`.
 
     Returns
     -------
@@ -143,14 +148,16 @@ def cluster_features_or(X, y, features, B, alpha) -> list[list[int]]:
     >>> cluster_features_or(X, y, [0, 1, 2], B=2, alpha=0.0)
     [[0, 1], [2]]
     """
-    return run_kernel(_or_kernel, X, y, features, B, alpha)
+    return run_kernel(_or_kernel, X, y, features, B, alpha, observer)
 
 
-def _or_kernel(stats, positions, B, alpha):
+def _or_kernel(stats, positions, B, alpha, observer=None):
     """ClusterFeaturesOr on the columns ``positions`` of ``stats``; clusters of positions in
     the initial rank order of their best feature."""
     slots = ranked_slots(stats, positions)
-    clusters = agglomerate_info_loss(_OrState(stats, slots), B, alpha)
+    if observer is not None:
+        observer({"step": "start", "columns": stats.columns[slots].copy(), "info": stats.info[slots].copy()})
+    clusters = agglomerate_info_loss(_OrState(stats, slots), B, alpha, observer)
     return [[int(slots[r]) for r in c] for c in clusters]
 
 

@@ -15,7 +15,7 @@ line or field.
   groups (the default corpus of the workbench).
 """
 from ._common import DEFAULT_MAX_BYTES
-from .base import Corpus, CorpusError, Document
+from .base import Corpus, CorpusError, Document, MissingColumnError
 from .collections import (
     OHSUMED_CATEGORIES,
     detect_collection_layout,
@@ -34,6 +34,7 @@ __all__ = [
     "REUTERS_NAME",
     "Corpus",
     "CorpusError",
+    "MissingColumnError",
     "Document",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_URL",

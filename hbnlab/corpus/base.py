@@ -23,6 +23,16 @@ class CorpusError(HbnlabError, ValueError):
     """A corpus could not be read.  The message names the file and the line or field."""
 
 
+class MissingColumnError(CorpusError):
+    """A table has no column of the name a reader option gave: ``column`` is that name, ``role``
+    the option (``"text_column"``, ``"labels_column"``, ...)."""
+
+    def __init__(self, message: str, *, column: str, role: str):
+        super().__init__(message)
+        self.column = column
+        self.role = role
+
+
 @dataclass(frozen=True)
 class Document:
     """One document.  ``labels`` is a frozenset (multi-label); ``split`` is 'train' or 'test'."""

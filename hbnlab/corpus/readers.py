@@ -46,7 +46,7 @@ from ._common import (
     has_letters,
     seeded_split,
 )
-from .base import Corpus, CorpusError, Document
+from .base import Corpus, CorpusError, Document, MissingColumnError
 from .fetch import is_safe_member_name
 from .reuters import REUTERS_FILES, _read_reuters_files
 
@@ -170,7 +170,7 @@ def _parquet_rows(data: bytes, source: str) -> tuple[list[str], Iterator[tuple[s
     return columns, ((f"row {i}", r) for i, r in enumerate(records, 1))
 
 
-def _missing_column(col: str, role: str, columns: list[str], source: str, where: str = "") -> CorpusError:
+def _missing_column(col: str, role: str, columns: list[str], source: str, where: str = "") -> MissingColumnError:
     hint = ""
     close = difflib.get_close_matches(col.lower(), [c.lower() for c in columns], n=1, cutoff=0.6)
     if close:
@@ -179,7 +179,8 @@ def _missing_column(col: str, role: str, columns: list[str], source: str, where:
     elif len(columns) == 1 and any(d in columns[0] for d in ";\t|"):
         hint = "; the header is one column: is the file separated by another character than the extension says?"
     prefix = f"{where} of {source}" if where else source
-    return CorpusError(f"{prefix}: no column {col!r} ({role}); columns found: {columns}{hint}")
+    return MissingColumnError(f"{prefix}: no column {col!r} ({role}); columns found: {columns}{hint}", column=col,
+                              role=role)
 
 
 def _cell_str(value, col: str, loc: str, source: str) -> str:

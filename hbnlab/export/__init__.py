@@ -8,6 +8,8 @@
 * :mod:`hbnlab.export.report` -- :class:`ExperimentResult` and self-contained HTML / CSV /
   Markdown reports: :func:`build_report`, :func:`tables_csv`, :func:`markdown`;
 * :mod:`hbnlab.export.atomic`, :mod:`hbnlab.export.render` -- atomic writes, Graphviz SVG.
+* :mod:`hbnlab.export.escape` -- corpus data made safe for Markdown (:func:`~hbnlab.export.escape.md_escape`),
+  Plotly labels (``plotly_text``) and CSV cells (``csv_cell``, ``csv_safe_frame``: no formula injection).
 """
 from hbnlab.export.bn_formats import BNExportError, DiscreteNetwork, export_bn, network_from_model
 from hbnlab.export.model_io import (

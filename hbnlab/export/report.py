@@ -33,6 +33,7 @@ import pandas as pd
 
 from hbnlab._validation import HbnlabError
 from hbnlab.corpus import REUTERS_NAME
+from hbnlab.export.escape import csv_safe_frame, md_table_cell, plotly_text
 from hbnlab.export.model_io import library_versions, plain_json
 
 RESULT_FORMAT = "hbnlab-experiment-result"
@@ -370,17 +371,19 @@ def tables_csv(result: ExperimentResult) -> dict:
 
 def table_csv(df: pd.DataFrame) -> str:
     """One table as CSV text: floats with four decimals, the index kept unless it is a plain
-    ``RangeIndex`` (row numbers)."""
+    ``RangeIndex`` (row numbers); text cells that a spreadsheet would run as a formula are
+    neutralised (:func:`hbnlab.export.escape.csv_safe_frame`)."""
     keep_index = not isinstance(df.index, pd.RangeIndex)
-    return df.to_csv(index=keep_index, float_format="%.4f")
+    return csv_safe_frame(df).to_csv(index=keep_index, float_format="%.4f")
 
 
 def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
     """A GitHub-flavoured Markdown table (no dependency on ``tabulate``).
 
     A named or non-``RangeIndex`` index becomes the first column; NaN prints as an empty cell,
-    other floats through ``floatfmt``; ``|`` is escaped and a line break becomes a space so every
-    row stays one line.  A table without rows is ``_(none)_``.
+    other floats through ``floatfmt``; text goes through :func:`hbnlab.export.escape.md_escape`
+    (``|`` and every other Markdown character escaped, a line break becomes a space) so every row
+    stays one line and corpus data is never read as markup.  A table without rows is ``_(none)_``.
 
     Examples
     --------
@@ -399,9 +402,9 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
     def cell(v):
         if isinstance(v, (float, np.floating)):
             return "" if np.isnan(v) else floatfmt.format(v)
-        return str(v).replace("|", "\\|").replace("\n", " ")
+        return md_table_cell(v)
 
-    head = "| " + " | ".join(str(c) for c in df.columns) + " |"
+    head = "| " + " | ".join(md_table_cell(c) for c in df.columns) + " |"
     sep = "| " + " | ".join("---" for _ in df.columns) + " |"
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join([head, sep, *body])
@@ -475,11 +478,11 @@ def pr_figures(result: ExperimentResult) -> list:
         for c in result.classifiers:
             p, r, _ = pr_curve(y, result.scores[c][:, j])
             be = 100 * breakeven_point(y, result.scores[c][:, j])
-            fig.add_trace(go.Scatter(x=r, y=p, mode="lines", name=f"{c} (breakeven {be:.1f})",
+            fig.add_trace(go.Scatter(x=r, y=p, mode="lines", name=f"{plotly_text(c)} (breakeven {be:.1f})",
                                      line={"shape": "hv"}))
         fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="precision = recall",
                                  line={"dash": "dot", "color": "#999"}, hoverinfo="skip"))
-        fig.update_layout(title=f"Precision-recall: {cat}", xaxis_title="recall", yaxis_title="precision",
+        fig.update_layout(title=f"Precision-recall: {plotly_text(cat)}", xaxis_title="recall", yaxis_title="precision",
                           xaxis={"range": [0, 1.02]}, yaxis={"range": [0, 1.02]}, template="plotly_white",
                           margin={"l": 50, "r": 20, "t": 50, "b": 40})
         out.append((f"fig-pr-{_slug(cat)}", fig))
@@ -505,7 +508,7 @@ def em_figures(result: ExperimentResult, max_restarts: int = 64) -> list:
                 fig.add_trace(go.Scatter(y=t, mode="lines", legendgroup=cat, showlegend=r == best,
                                          name=f"{cat}", opacity=1.0 if r == best else 0.25,
                                          line={"width": 2 if r == best else 1}))
-        fig.update_layout(title=f"EM log-likelihood per iteration: {c}", xaxis_title="iteration",
+        fig.update_layout(title=f"EM log-likelihood per iteration: {plotly_text(c)}", xaxis_title="iteration",
                           yaxis_title="log-likelihood", template="plotly_white",
                           margin={"l": 60, "r": 20, "t": 50, "b": 40})
         out.append((f"fig-em-{_slug(c)}", fig))

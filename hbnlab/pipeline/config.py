@@ -243,6 +243,26 @@ class ExperimentConfig:
         d["classifiers"] = list(self.classifiers)
         return d
 
+    def relevant_dict(self, classifiers=None) -> dict:
+        """:meth:`to_dict` without the fields that did not shape a run of ``classifiers``
+        (default: the config's): the other corpus sources' fields, the B / alpha of clusterings
+        no trained learner uses, the restarts when no tree learner is trained, and the pages'
+        display choices (``label``, ``algorithm``)."""
+        names = [str(c).upper() for c in (classifiers if classifiers is not None else self.classifiers)]
+        used = {c for c in CLUSTERINGS if any(n in STRUCTURE_ALGORITHMS and clustering_of(n) == c for n in names)}
+        other_sources = {"synthetic": "synthetic_", "reuters": "reuters_", "upload": "upload_"}
+        other_sources.pop(self.corpus, None)
+        drop = {"label", "algorithm"}
+        drop |= {f.name for f in fields(self) if f.name.startswith(tuple(other_sources.values()))}
+        drop |= {f"{p}_{c}" for c in CLUSTERINGS if c not in used for p in ("B", "alpha")}
+        if not used:
+            drop.add("n_restarts")
+        if not self.cv:
+            drop.add("cv")
+        d = self.to_dict()
+        d["classifiers"] = names
+        return {k: v for k, v in d.items() if k not in drop}
+
     @classmethod
     def from_dict(cls, d: dict) -> ExperimentConfig:
         """Inverse of :meth:`to_dict`; unknown keys raise ValueError naming them."""
@@ -310,6 +330,38 @@ class ExperimentConfig:
             return cls(), problems
 
 
-__all__ = ["ExperimentConfig", "clustering_of", "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
+@dataclass(frozen=True)
+class Preset:
+    """A ready-made run of the Training page: ``changes`` applied to the current config, on
+    ``corpus`` when it is available (else on the current corpus)."""
+
+    title: str
+    description: str
+    changes: dict
+    corpus: str = "reuters"
+
+
+_THESIS_TREES = {f"{p}_{c}": v for c, (B, alpha) in TABLE_4_1.items() for p, v in (("B", B), ("alpha", alpha))}
+
+#: The Training page's presets, by name.
+PRESETS = {
+    "demo": Preset(
+        "Quick demo",
+        "Reuters-21578 when it is available (else the current corpus): the 3 most frequent classes, "
+        "HBN-OR and NB on 30 information-gain terms, 16 EM restarts.",
+        {"categories": (), "n_categories": 3, "classifiers": ("HBN-OR", "NB"), "n_features": 30, "selection": "ig",
+         "scope": "local", "n_restarts": 16, **_THESIS_TREES}),
+    "thesis": Preset(
+        "The thesis's Table 4.10 run",
+        "Reuters-21578 when it is available: the 10 most frequent classes, NB, SVM, HBN-AVG, HBN-OR and "
+        "HBN-DEP on 30 information-gain terms, Table 4.1's B and alpha, 64 EM restarts.",
+        {"categories": (), "n_categories": 10, "classifiers": ("NB", "SVM", "HBN-AVG", "HBN-OR", "HBN-DEP"),
+         "n_features": 30, "selection": "ig", "scope": "local", "stopwords": "thesis", "stemming": "none",
+         "min_df": 2, "n_restarts": 64, **_THESIS_TREES}),
+}
+
+
+__all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
+            "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX"]

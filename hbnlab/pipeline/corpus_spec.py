@@ -7,6 +7,14 @@
 * :func:`load_named_corpus` -- the command line's ``--corpus synthetic|reuters|PATH``.
 * :func:`corpus_from_spec` -- the workbench's corpus spec (``ExperimentConfig.corpus_spec()``):
   a JSON-able dict that background jobs carry to their worker processes.
+* :func:`confine_corpus_path` -- the one check of a path that arrives from a URL, a form or a job
+  spec: it must lie, symlinks resolved, in a directory the workbench may read
+  (:func:`allowed_corpus_dirs`).
+
+A workbench spec comes from the browser (the URL mirrors the config), so it is untrusted:
+:func:`corpus_from_spec` confines its paths and refuses column names the stored upload lacks,
+naming the parameter and never quoting the file.  The command line (:func:`load_named_corpus`)
+reads any path its user gives.
 """
 from __future__ import annotations
 
@@ -16,6 +24,7 @@ from pathlib import Path
 from hbnlab.corpus import (
     REUTERS_NAME,
     CorpusError,
+    MissingColumnError,
     default_data_home,
     fetch_reuters21578,
     load_corpus,
@@ -24,7 +33,16 @@ from hbnlab.corpus import (
 )
 
 __all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_from_spec", "is_reuters_modapte",
-           "REUTERS_NAME"]
+           "REUTERS_NAME", "confine_corpus_path", "allowed_corpus_dirs", "CorpusPathError", "ALLOWED_DIRS_ENV"]
+
+#: Environment variable: more directories (separated by ``os.pathsep``) the workbench may read
+#: uploads and Reuters-21578 from, besides the data home.
+ALLOWED_DIRS_ENV = "HBNLAB_ALLOWED_DIRS"
+
+
+class CorpusPathError(CorpusError):
+    """A path from a URL, a form or a job spec lies outside the directories the workbench may read."""
+
 
 def data_home() -> Path:
     """:func:`hbnlab.corpus.default_data_home` (``$HBNLAB_DATA_HOME``, else ``~/.cache/hbnlab``),
@@ -42,6 +60,51 @@ def resolve_reuters_dir(path: str | os.PathLike | None = None, *, download: bool
     if value:
         return Path(value)
     return Path(fetch_reuters21578(download_if_missing=download, progress=progress))
+
+
+def allowed_corpus_dirs(kind: str) -> list[Path]:
+    """The directories (resolved) a workbench spec may read a corpus of ``kind`` from.
+
+    ``"upload"``: ``<data home>/uploads`` (where :func:`hbnlab.app.services.store_upload` keeps
+    uploads); ``"reuters"``: the data home (its download cache included) and
+    ``$HBNLAB_REUTERS_DIR``; both: every directory of ``$HBNLAB_ALLOWED_DIRS``.
+    """
+    if kind not in ("upload", "reuters"):
+        raise ValueError(f"kind must be 'upload' or 'reuters', got {kind!r}")
+    home = data_home()
+    roots = [home / "uploads"] if kind == "upload" else [home]
+    if kind == "reuters" and os.environ.get("HBNLAB_REUTERS_DIR", "").strip():
+        roots.append(Path(os.environ["HBNLAB_REUTERS_DIR"].strip()))
+    roots += [Path(p.strip()) for p in os.environ.get(ALLOWED_DIRS_ENV, "").split(os.pathsep) if p.strip()]
+    return [r.expanduser().resolve() for r in roots]
+
+
+def confine_corpus_path(value, *, parameter: str, kind: str) -> Path:
+    """``value`` resolved (symbolic links followed), if it lies in :func:`allowed_corpus_dirs` of
+    ``kind``; otherwise :class:`CorpusPathError` naming ``parameter`` (the path is the caller's
+    own input; nothing of the file is read).
+
+    Examples
+    --------
+    >>> confine_corpus_path("/etc/passwd", parameter="upload_path", kind="upload")
+    Traceback (most recent call last):
+    ...
+    hbnlab.pipeline.corpus_spec.CorpusPathError: upload_path='/etc/passwd' is outside the directories ...
+    """
+    text = str(value).strip()
+    if not text or "\x00" in text:
+        raise CorpusPathError(f"{parameter}={text!r} is not a path")
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        raise CorpusPathError(f"{parameter}={text!r} is not an absolute path")
+    resolved = path.resolve()
+    roots = allowed_corpus_dirs(kind)
+    if not any(resolved == root or resolved.is_relative_to(root) for root in roots):
+        where = ("the data home's uploads folder" if kind == "upload"
+                 else "the data home or $HBNLAB_REUTERS_DIR")
+        raise CorpusPathError(f"{parameter}={text!r} is outside the directories the workbench may read ({where} "
+                              f"or ${ALLOWED_DIRS_ENV}); refused")
+    return resolved
 
 
 def load_named_corpus(name: str, *, reuters_dir: str | None = None, seed: int = 0, size: int = 3000,
@@ -65,17 +128,26 @@ def corpus_from_spec(spec: dict, *, progress=None):
     downloads: the Corpus page does that with a progress bar);
     ``{"corpus": "upload", "upload_path": p, "options": {...}}`` -> :func:`hbnlab.corpus.load_corpus`
     on the stored upload.  Reader errors are :class:`hbnlab.corpus.CorpusError` naming the file and line.
+
+    ``reuters_dir`` and ``upload_path`` go through :func:`confine_corpus_path`; a column option
+    the upload lacks is refused naming its parameter (``upload_text_column``, ...), without the
+    columns the file has.
     """
     kind = spec.get("corpus")
     if kind == "synthetic":
         return make_synthetic_corpus(n_documents=int(spec.get("size", 3000)), random_state=int(spec.get("seed", 0)))
     if kind == "reuters":
-        return load_reuters21578(resolve_reuters_dir(spec.get("reuters_dir", "")), progress=progress)
+        given = str(spec.get("reuters_dir", "") or "")
+        where = confine_corpus_path(given, parameter="reuters_dir", kind="reuters") if given.strip() else None
+        return load_reuters21578(resolve_reuters_dir(where), progress=progress)
     if kind == "upload":
-        path = Path(spec.get("upload_path", ""))
+        path = confine_corpus_path(spec.get("upload_path", ""), parameter="upload_path", kind="upload")
         if not path.is_file():
             raise CorpusError(f"{path}: the stored upload is missing; upload the file again")
-        return load_corpus(str(path), **dict(spec.get("options") or {}))
+        try:
+            return load_corpus(str(path), **dict(spec.get("options") or {}))
+        except MissingColumnError as exc:
+            raise CorpusError(f"upload_{exc.role}={exc.column!r}: the stored upload has no such column") from None
     raise ValueError(f"corpus spec: 'corpus' must be 'synthetic', 'reuters' or 'upload', got {kind!r}")
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from hbnlab._validation import Cancelled
 from hbnlab.clustering import construct_tree
-from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
+from hbnlab.evaluation import bootstrap_micro, breakeven_point, macro_breakeven, micro_breakeven
 from hbnlab.export.atomic import write_bytes_atomic, write_text_atomic
 from hbnlab.export.model_io import load_model as read_model_file
 from hbnlab.export.model_io import model_to_bytes
@@ -182,28 +182,71 @@ def _check_params(params: dict, required: tuple) -> None:
         raise ValueError(f"task parameters: missing {missing}; got keys {sorted(params)}")
 
 
+def unit_cost(name: str, cfg: ExperimentConfig) -> float:
+    """Relative expected cost of fitting one (class, learner) unit, for progress and ETA: a tree
+    learner's EM grows with restarts x terms (DEP's clustering costs about as much again); the
+    other learners are quick."""
+    if str(name).upper() in TREE_LEARNERS:
+        dep = 2.0 if str(name).upper().endswith("-DEP") else 1.0
+        return max(1, cfg.n_restarts) * max(1, cfg.n_features) / 30 * dep
+    return 0.5
+
+
 class _Progress:
     """Turns EM callbacks into the job's progress fields: unit i of n, restart, iteration,
-    log-likelihood, overall fraction, elapsed and estimated remaining seconds."""
+    log-likelihood, overall fraction, elapsed and estimated remaining seconds.
 
-    def __init__(self, ctx, n_units: int):
-        self.ctx, self.n = ctx, max(1, n_units)
+    Units differ in cost (a tree learner's EM against naive Bayes), so the fraction weighs each unit
+    by its expected cost (:func:`unit_cost`), and the remaining time uses the measured seconds of
+    finished units of the same learner once there are some, else the cost times the measured
+    seconds per unit of cost so far.  That keeps the estimate from swinging when a quick unit
+    follows a slow one."""
+
+    def __init__(self, ctx, names, costs):
+        self.ctx = ctx
+        self.names = list(names) or ["?"]
+        self.costs = [float(c) for c in costs] or [1.0]
+        self.n = len(self.names)
+        self.total = sum(self.costs)
         self.t0 = time.monotonic()
         self.done = 0
         self.unit: dict = {}
+        self.measured: dict = {}
+        self._unit_t0 = self.t0
 
     def start_unit(self, i: int, label: str, name: str, done: int) -> None:
         self.done = done
+        self._unit_t0 = time.monotonic()
         self.unit = {"unit": i + 1, "units": self.n, "class": label, "classifier": name}
         self.emit(0.0, message=f"{name} for {label}")
 
+    def finish_unit(self, i: int) -> None:
+        self.measured.setdefault(self.names[i], []).append(time.monotonic() - self._unit_t0)
+        self.done = i + 1
+
+    def _expected(self, j: int, rate: float | None) -> float | None:
+        seen = self.measured.get(self.names[j])
+        if seen:
+            return sum(seen) / len(seen)
+        return None if rate is None else self.costs[j] * rate
+
     def emit(self, within: float, **extra) -> None:
-        if within >= 1.0:  # the end of the job
-            fraction = 1.0
-        else:
-            fraction = min(0.999, (self.done + min(max(within, 0.0), 0.99)) / self.n)
         elapsed = time.monotonic() - self.t0
-        remaining = elapsed / fraction * (1 - fraction) if fraction > 0.02 else None
+        within = min(max(within, 0.0), 0.99)
+        cost_done = sum(self.costs[: self.done])
+        if within >= 1.0 or extra.get("message") == "done":
+            fraction, remaining = 1.0, 0.0
+        else:
+            i = min(self.done, self.n - 1)
+            fraction = min(0.999, (cost_done + within * self.costs[i]) / self.total)
+            spent = sum(sum(v) for v in self.measured.values())
+            rate = spent / cost_done if cost_done > 0 and spent > 0 else None
+            current = self._expected(i, rate)
+            rest = [self._expected(j, rate) for j in range(i + 1, self.n)]
+            if current is not None and all(r is not None for r in rest):
+                remaining = max(current - (time.monotonic() - self._unit_t0), current * (1 - within)) + sum(rest)
+            else:
+                remaining = elapsed / fraction * (1 - fraction) if fraction > 0.02 else None
         fields = {**self.unit, **extra, "fraction": round(fraction, 4), "elapsed": round(elapsed, 1)}
         if remaining is not None:
             fields["remaining"] = round(remaining, 1)
@@ -276,7 +319,7 @@ def train_task(params: dict, ctx) -> dict:
     units = [(c, n) for c in classes for n in classifiers]
     _, eval_docs = data.evaluation(stage)
     ckpt = _Checkpoint(params.get("checkpoint_dir"))
-    prog = _Progress(ctx, len(units))
+    prog = _Progress(ctx, [n for _, n in units], [unit_cost(n, cfg) for _, n in units])
     records, columns = [], []
     S = np.zeros((len(eval_docs), len(units)))
     resumed = 0
@@ -313,7 +356,7 @@ def train_task(params: dict, ctx) -> dict:
         records.append(rec)
         columns.append(key)
         S[:, i] = scores
-        prog.done = i + 1
+        prog.finish_unit(i)
     ctx.check_stop()
     scores_hash = ctx.save_artifact("scores", scores_to_bytes(S, [d.id for d in eval_docs], columns))
     prog.emit(1.0, message="done")
@@ -322,6 +365,10 @@ def train_task(params: dict, ctx) -> dict:
             "stage": stage, "corpus": data.corpus_name, "fingerprint": data.fingerprint,
             "synthetic": data.synthetic, "categories": data.categories, "resumed_units": resumed,
             "config": config}
+
+
+#: Resamples of the validation documents behind each tuning cell's interval against the best cell.
+TUNE_BOOTSTRAP = 200
 
 
 @register_task("tune")
@@ -335,8 +382,11 @@ def tune_task(params: dict, ctx) -> dict:
     Parameters (``params``): ``config``, ``classifier`` (an HBN/HNB row), ``B_values``,
     ``alpha_values``, optional ``n_features_values`` (default: the config's), ``classes``.
 
-    Returns ``{"cells": [{"B", "alpha", "n_features", "micro", "macro", "per_class"}], "best": cell, ...}``
-    (breakevens in percent).
+    Returns ``{"cells": [{"B", "alpha", "n_features", "micro", "macro", "per_class", "vs_best_low",
+    "vs_best_high", "tied_with_best"}], "best": cell, ...}`` (breakevens in percent).  ``vs_best_*``
+    is the 95% paired-bootstrap interval of the cell's micro breakeven minus the best cell's
+    (:data:`TUNE_BOOTSTRAP` resamples of the validation documents, seeded by the config's
+    ``random_state``); ``tied_with_best`` when it holds 0.
     """
     _check_params(params, ("config", "classifier", "B_values", "alpha_values"))
     config = dict(params["config"])
@@ -356,8 +406,9 @@ def tune_task(params: dict, ctx) -> dict:
     Y_val = data.evaluation("validation")[0]
     js = [data.category_index(c) for c in classes]
     grid = [(nf, B, a) for nf in nfs for B in Bs for a in alphas]
-    prog = _Progress(ctx, len(grid) * len(classes))
-    cells = []
+    prog = _Progress(ctx, [name] * (len(grid) * len(classes)),
+                     [unit_cost(name, cfg.replace(n_features=nf)) for nf, _, _ in grid for _ in classes])
+    cells, cell_scores = [], []
     for g, (nf, B, a) in enumerate(grid):
         cell_cfg = cfg.replace(**{f"B_{clustering}": B, f"alpha_{clustering}": a, "n_features": nf})
         S = np.zeros((Y_val.shape[0], len(classes)))
@@ -372,13 +423,22 @@ def tune_task(params: dict, ctx) -> dict:
             except Cancelled:
                 ctx.check_stop()
                 raise
+            prog.finish_unit(u)
         Y = Y_val[:, js]
         per_class = {c: round(100 * float(breakeven_point(Y[:, k], S[:, k])), 2) for k, c in enumerate(classes)}
         cell = {"B": B, "alpha": a, "n_features": nf, "micro": round(100 * micro_breakeven(Y, S), 2),
                 "macro": round(100 * macro_breakeven(Y, S), 2), "per_class": per_class}
         cells.append(cell)
+        cell_scores.append(S)
         ctx.log(f"{name} B={B} alpha={a:g} features={nf}: validation micro {cell['micro']:.2f}")
     best = max(cells, key=lambda c: (c["micro"], -c["B"], -c["alpha"]))
+    prog.emit(0.99, message="resampling the validation documents")
+    boot = bootstrap_micro(Y_val[:, js], cell_scores, n_boot=TUNE_BOOTSTRAP, random_state=cfg.random_state)
+    diff = boot - boot[:, [cells.index(best)]]
+    for cell, d in zip(cells, diff.T):
+        low, high = np.quantile(d, [0.025, 0.975])
+        cell.update(vs_best_low=round(float(low), 2), vs_best_high=round(float(high), 2),
+                    tied_with_best=bool(low <= 0 <= high))
     prog.emit(1.0, message="done")
     return {"cells": cells, "best": best, "classifier": name, "classes": classes, "config": config,
             "corpus": data.corpus_name, "synthetic": data.synthetic}

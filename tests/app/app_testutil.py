@@ -1,7 +1,21 @@
 """Helpers shared by the workbench tests."""
 from __future__ import annotations
 
+import json
+import re
 import time
+
+#: Corpus data an attacker would write: Markdown images and links (a fetch of a local URL),
+#: HTML, spreadsheet formulas, emphasis, table pipes.
+HOSTILE = ("![b](http://127.0.0.1:8999/x.png)", "<img src=x onerror=alert(1)>", "=cmd|' /C calc'!A0", "**bold**",
+           "a|b")
+#: The elements whose text Streamlit renders as Markdown (labels of metrics and expanders too).
+MARKDOWN_KINDS = ("markdown", "caption", "title", "header", "subheader", "warning", "info", "error", "success",
+                  "toast", "exception")
+#: Elements with a Markdown label.
+LABELLED_KINDS = ("metric", "expandable", "button", "download_button", "selectbox", "multiselect", "radio",
+                  "checkbox", "toggle", "slider", "select_slider", "text_input", "number_input", "text_area")
+_ESCAPE = re.compile(r"\\(.)")
 
 
 def wait_for_jobs(timeout: float = 120.0, ids=None):
@@ -31,3 +45,48 @@ def frame_with(at, *columns, index=False):
         if all(c in names for c in columns):
             return value
     raise AssertionError(f"no data frame with {columns}; have {[list(d.value.columns) for d in at.dataframe]}")
+
+
+def shown(text: str) -> str:
+    """Markdown source as the reader sees it: backslash escapes and word joiners removed."""
+    return _ESCAPE.sub(r"\1", text.replace("\u2060", ""))
+
+
+def texts(at, kind) -> list[str]:
+    """The shown text (:func:`shown`) of every element of ``kind`` on the page, sidebar included."""
+    return [shown(str(e.value)) for e in getattr(at, kind)]
+
+
+def markdown_sources(at) -> list[str]:
+    """Every Markdown source of the page: the Markdown elements and the labels of metrics,
+    expanders and widgets (Streamlit renders Markdown, images included, in labels)."""
+    out = [str(e.value) for kind in MARKDOWN_KINDS for e in getattr(at, kind)]
+    out += [e.label for kind in LABELLED_KINDS for e in at.get(kind)]
+    return out
+
+
+def plotly_strings(at) -> list[str]:
+    """Every string in the page's Plotly figures (titles, names, labels, hover text)."""
+    found = []
+
+    def walk(o):
+        if isinstance(o, str):
+            found.append(o)
+        elif isinstance(o, dict):
+            for v in o.values():
+                walk(v)
+        elif isinstance(o, list):
+            for v in o:
+                walk(v)
+
+    for chart in at.get("plotly_chart"):
+        walk(json.loads(chart.proto.spec))
+    return found
+
+
+def unescaped_hostile(at) -> list[tuple[str, str]]:
+    """(hostile string, source) for every :data:`HOSTILE` string a Markdown source of the page
+    holds as written, and every Plotly string holding an HTML tag Plotly would render."""
+    bad = [(h, s) for s in markdown_sources(at) for h in HOSTILE if h in s]
+    bad += [("<", s) for s in plotly_strings(at) if re.search(r"<\s*(img|a|script|iframe)\b", s, re.I)]
+    return bad

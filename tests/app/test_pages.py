@@ -5,13 +5,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from app_testutil import frame_with, no_exceptions, wait_for_jobs
+from app_testutil import frame_with, no_exceptions, texts, wait_for_jobs
 
-PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "export"]
+PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "compare", "export"]
 
 
 def _texts(at, kind):
-    return [e.value for e in getattr(at, kind)]
+    return texts(at, kind)
 
 
 def _start(at):
@@ -32,7 +32,7 @@ def test_home_page(app):
     app.run()
     no_exceptions(app)
     assert any("hierarchical Bayesian network" in m for m in _texts(app, "markdown"))
-    assert len(app.get("page_link")) == 8
+    assert len(app.get("page_link")) == 10  # 9 workbench pages + Learn
     assert app.button(key="start_synthetic").label == "Start with the synthetic corpus"
 
 
@@ -206,6 +206,13 @@ def test_tuning_grid_heatmap_and_train_the_best_cell(app):
     assert any(f"Best cell: B = {best['B']}, alpha = {best['alpha']:g}" in s for s in _texts(app, "success"))
     heat = [c for c in app.get("plotly_chart") if "heatmap" in c.proto.spec]
     assert len(heat) == 1
+    # every cell carries its paired-bootstrap interval against the best cell; the best's is [0, 0]
+    cells = rec.result["cells"]
+    assert all(c["vs_best_low"] <= c["vs_best_high"] for c in cells)
+    top = next(c for c in cells if (c["B"], c["alpha"]) == (best["B"], best["alpha"]))
+    assert top["vs_best_low"] == top["vs_best_high"] == 0 and top["tied_with_best"]
+    assert "minus the best cell" in heat[0].proto.spec
+    assert any("within resampling noise of the best" in c.value for c in app.caption)
     app.button(key="u_train_best").click().run()
     no_exceptions(app)
     recs = wait_for_jobs(180)
@@ -242,3 +249,25 @@ def test_cancel_from_the_job_table_takes_effect_within_a_second(app):
     no_exceptions(app)
     assert frame_with(app, "state", "attempt")["state"].tolist() == ["cancelled"]
     assert not app.button(key="train_jobs_retry").disabled
+
+
+def test_wrong_reuters_path_leaves_no_stale_progress_and_keeps_the_buttons(app, tmp_path):
+    _start(app)
+    app.radio(key="corpus_source").set_value("reuters").run()
+    app.text_input(key="reuters_dir").input(str(tmp_path / "nowhere")).run()
+    app.button(key="load_reuters").click().run()
+    no_exceptions(app)
+    assert app.error, "the wrong path is reported"
+    assert not app.get("progress"), "no progress bar is left behind"
+    assert app.button(key="fetch_reuters").label == "Download into the cache"
+
+
+def test_sidebar_follows_a_form_submit_in_the_same_run(app):
+    _start(app)
+    app.switch_page("pages/features.py").run()
+    app.slider(key="f_n_features").set_value(12)
+    app.button(key="FormSubmitter:features_form-Apply").click().run()
+    no_exceptions(app)
+    side = [c.value for c in app.sidebar.caption]
+    assert any(s.startswith("12 terms per class") for s in side), side
+    assert not any(s.startswith("30 terms per class") for s in side), side

@@ -3,11 +3,11 @@ named before any job starts (never a failure after the job ran), and k-fold cros
 choice that reaches the job."""
 from __future__ import annotations
 
-from app_testutil import no_exceptions, wait_for_jobs
+from app_testutil import no_exceptions, texts, wait_for_jobs
 
 
 def _texts(at, kind):
-    return [e.value for e in getattr(at, kind)]
+    return texts(at, kind)
 
 
 def _upload(at):

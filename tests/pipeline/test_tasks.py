@@ -89,9 +89,10 @@ def test_split_validation_is_training0_to_validation(small_data):
 
 def test_corpus_and_category_errors_are_readable(tmp_path, small_data):
     from hbnlab.corpus import CorpusError
+    from hbnlab.pipeline.corpus_spec import data_home
 
     with pytest.raises(CorpusError, match="the stored upload is missing"):
-        corpus_from_spec({"corpus": "upload", "upload_path": str(tmp_path / "gone.csv")})
+        corpus_from_spec({"corpus": "upload", "upload_path": str(data_home() / "uploads" / "gone.csv")})
     with pytest.raises(ValueError, match="'corpus' must be 'synthetic', 'reuters' or 'upload', got 'ftp'"):
         corpus_from_spec({"corpus": "ftp"})
     corpus = corpus_from_spec(SMALL.corpus_spec())
@@ -204,7 +205,7 @@ def test_em_progress_fields_and_live_trace():
     spec = _spec("train", {})
     ctx = InlineTaskContext(spec)
     ctx.progress_interval = 0.0
-    prog = T._Progress(ctx, 4)
+    prog = T._Progress(ctx, ["HBN-OR"] * 4, [1.0] * 4)
     prog.start_unit(1, "alpha", "HBN-OR", done=1)
     prog.em_callback({"iteration": 10, "max_iter": 100, "n_restarts": 8, "n_running": 6, "running": [0, 1],
                       "n_converged": 2, "log_likelihood": [-5.0, -4.0], "best_log_likelihood": -4.0})
@@ -218,6 +219,36 @@ def test_em_progress_fields_and_live_trace():
 
     assert progress_text(last) == ("unit 2/4: HBN-OR · alpha · 6 of 8 EM restarts running, 2 converged · "
                                    "iteration 10 · log-lik -4.00")
+
+
+def test_progress_weighs_units_by_cost_and_estimates_from_measured_units(monkeypatch):
+    """A slow tree unit followed by quick naive Bayes units: the fraction counts cost, not units, and
+    once a unit of a learner has finished, its measured time predicts the others of that learner."""
+    spec = _spec("train", {})
+    ctx = InlineTaskContext(spec)
+    ctx.progress_interval = 0.0
+    clock = [0.0]
+    monkeypatch.setattr(T.time, "monotonic", lambda: clock[0])
+    cfg = SMALL.replace(n_restarts=64, n_features=30)
+    names = ["HBN-OR", "NB", "HBN-OR", "NB"]
+    costs = [T.unit_cost(n, cfg) for n in names]
+    assert costs[0] == 64 and costs[1] == 0.5 and T.unit_cost("HBN-DEP", cfg) == 128
+    prog = T._Progress(ctx, names, costs)
+    prog.start_unit(0, "alpha", "HBN-OR", done=0)
+    clock[0] = 60.0
+    prog.finish_unit(0)
+    prog.start_unit(1, "alpha", "NB", done=1)
+    last = ctx.progress_history[-1]
+    assert last["fraction"] == pytest.approx(64 / 129, abs=1e-4)     # half the cost, not a quarter of the units
+    # the NB units are estimated from the cost rate (60 s per 64), the second HBN-OR from the first's 60 s
+    assert last["remaining"] == pytest.approx(0.5 * 60 / 64 + 60 + 0.5 * 60 / 64, abs=0.05)  # rounded to 0.1 s
+    clock[0] = 60.5
+    prog.finish_unit(1)
+    prog.start_unit(2, "bravo", "HBN-OR", done=2)
+    clock[0] = 90.0
+    prog.emit(0.5)
+    # the current unit: the first HBN-OR took 60 s and this one has run 29.5 s; then one NB (0.5 s)
+    assert ctx.progress_history[-1]["remaining"] == pytest.approx((60 - 29.5) + 0.5, abs=0.05)
 
 
 def test_tune_task_cells_match_an_independent_fit(small_data):

@@ -54,8 +54,17 @@ def corpus_overview(corpus) -> dict:
     }
 
 
+def query_terms(query: str) -> list[str]:
+    """The parts of a search query: quoted phrases as written, every other word on its own."""
+    import re
+
+    parts = [m.group(1) or m.group(2) for m in re.finditer(r'"([^"]+)"|(\S+)', query)]
+    return [p.strip() for p in parts if p.strip()]
+
+
 def search_documents(corpus, query: str = "", *, split: str = "all", limit: int = 200) -> pd.DataFrame:
-    """Documents whose id equals ``query`` or whose text contains it (case-insensitive).
+    """Documents whose id equals ``query`` or whose text (title and body) contains every word of
+    it, in any order (case-insensitive); a phrase in double quotes must occur as written.
 
     Returns columns ``id, split, labels, title, preview`` (at most ``limit`` rows, corpus order).
     """
@@ -64,8 +73,10 @@ def search_documents(corpus, query: str = "", *, split: str = "all", limit: int 
         df = df[df["split"] == split]
     q = (query or "").strip()
     if q:
-        hit = (df["id"] == q) | df["text"].str.contains(q, case=False, regex=False)
-        df = df[hit]
+        hit = df["text"].notna()
+        for part in query_terms(q):
+            hit &= df["text"].str.contains(part, case=False, regex=False)
+        df = df[(df["id"] == q) | hit]
     out = df.head(int(limit)).copy()
     out["preview"] = out["text"].str.replace(r"\s+", " ", regex=True).str.slice(0, 140)
     return out[["id", "split", "labels", "title", "preview"]].reset_index(drop=True)

@@ -38,7 +38,7 @@ class Explanation:
     verdict: str = ""
 
 
-def _heat(p: float) -> str:
+def probability_fill(p: float) -> str:
     """White (0) to deep orange (1) for P(node = 1 | document)."""
     p = float(np.clip(p if np.isfinite(p) else 0.0, 0.0, 1.0))
     r, g, b = 255, int(255 - 140 * p), int(255 - 230 * p)
@@ -72,6 +72,24 @@ def highlight_html(text: str, spans, weights: dict) -> str:
     out.append(html.escape(text[pos:]))
     body = "".join(out).replace("\n", "<br/>")
     return f'<div style="line-height:1.7;font-family:Georgia,serif">{body}</div>'
+
+
+def _names(frame: pd.DataFrame) -> str:
+    return ", ".join(frame.head(3)["term"]) or "none"
+
+
+def evidence_summary(terms: pd.DataFrame) -> str:
+    """The strongest terms in words, present and absent ones apart: a term that does not occur
+    in the document still moves the score (its absence is evidence too)."""
+    pres, absent = terms[terms["present"]], terms[~terms["present"]]
+    text = (f"Terms in the document pushing towards the class: {_names(pres[pres['contribution'] > 0])}; "
+            f"away from it: {_names(pres[pres['contribution'] < 0])}.")
+    against = absent[absent["contribution"] < 0]
+    for_ = absent[absent["contribution"] > 0]
+    if len(against) or len(for_):
+        text += (f" Terms absent from the document whose absence pushes away from the class: {_names(against)}"
+                 f"; towards it: {_names(for_)}.")
+    return text
 
 
 def explain_document(est, data, doc, *, label: str, classifier: str) -> Explanation:
@@ -109,7 +127,7 @@ def explain_document(est, data, doc, *, label: str, classifier: str) -> Explanat
         others = list(range(1, tree.n_nodes))
         contrib, _ = subtree_contributions(est.params_, xs, others)
         contrib = np.concatenate([[z], contrib[0]])
-        fills = {i: _heat(marg[i]) for i in range(tree.n_nodes)}
+        fills = {i: probability_fill(marg[i]) for i in range(tree.n_nodes)}
         labels = {}
         for i in range(tree.n_nodes):
             if i == 0:
@@ -141,9 +159,6 @@ def explain_document(est, data, doc, *, label: str, classifier: str) -> Explanat
     weights = {t: float(c) for t, c, p in zip(terms["term"], terms["contribution"], terms["present"]) if p}
     text_html = highlight_html(text, indexer.token_spans(text), weights)
     truth = label in doc.labels
-    up = terms[(terms["contribution"] > 0)].head(3)["term"].tolist()
-    down = terms[(terms["contribution"] < 0)].head(3)["term"].tolist()
     verdict = (f"{classifier} gives P({label} | document) = {prob:.3f} (log-odds {z:+.2f}); the document "
-               f"{'is' if truth else 'is not'} labelled {label}. Pushing up: {', '.join(up) or 'none'}; "
-               f"pushing down: {', '.join(down) or 'none'}.")
+               f"{'is' if truth else 'is not'} labelled {label}. " + evidence_summary(terms))
     return Explanation(doc.id, label, classifier, prob, z, truth, text_html, terms, method, tree_dot, nodes, verdict)

@@ -10,7 +10,10 @@ from __future__ import annotations
 from hbnlab.app.views.corpus import SYNTHETIC_BADGE, corpus_label
 from hbnlab.app.views.results import TrainOutputs
 from hbnlab.experiments import paper_values as pv
+from hbnlab.export.escape import md_escape
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
+from hbnlab.models.catalog import CLUSTERINGS
+from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig
 
 
 def export_tables(out: TrainOutputs) -> dict:
@@ -43,20 +46,36 @@ def experiment_result(out: TrainOutputs, traces: dict | None = None, trees: dict
             tr.setdefault(c, {})[k] = trees[key]
     for c in out.classifiers:
         specs[c] = {"name": c, "n_features": out.n_features}
-        row = pv.table_4_10_row(c, out.n_features)
+        row = pv.table_4_10_row(c, out.n_features) if out.compare_with_thesis() else None
         if row is not None:
             paper[c] = {**row, "source": "Karčiauskas (2002), Table 4.10"}
     corpus = {"name": out.corpus_name, "synthetic": out.synthetic, "fingerprint": out.result.get("fingerprint", "")}
+    try:
+        settings = ExperimentConfig.from_dict(cfg).relevant_dict(out.classifiers)
+    except (TypeError, ValueError):
+        settings = cfg           # a config written by another version: shown as stored
     return ExperimentResult(categories=out.classes, classifiers=out.classifiers, labels=out.Y,
                             scores={c: out.scores_of(c) for c in out.classifiers}, doc_ids=out.doc_ids,
-                            stage=out.stage, settings=cfg, corpus=corpus, classifier_specs=specs, timings=timings,
+                            stage=out.stage, settings=settings, corpus=corpus, classifier_specs=specs, timings=timings,
                             em_traces=em, trees=tr, paper=paper,
                             title=f"hbnlab workbench report — job {out.job_id}"
                                   + (" (synthetic corpus)" if out.synthetic else ""))
 
 
+def _tree_settings_line(cfg: dict, classifiers) -> str:
+    """The B / alpha of the clusterings the trained tree learners use (no line of numbers for
+    learners that were not trained)."""
+    used = [c for c in CLUSTERINGS if any(str(n).upper().endswith(f"-{c.upper()}") for n in classifiers
+                                          if str(n).upper() in STRUCTURE_ALGORITHMS)]
+    if not used:
+        return f"* random_state={cfg.get('random_state')}"
+    parts = ", ".join(f"{c.upper()} B={cfg.get(f'B_{c}')} alpha={cfg.get(f'alpha_{c}')}" for c in used)
+    return f"* HBN/HNB settings: {parts}, {cfg.get('n_restarts')} EM restarts, random_state={cfg.get('random_state')}"
+
+
 def markdown_report(out: TrainOutputs, record) -> str:
-    """A self-contained Markdown report of one training job."""
+    """A self-contained Markdown report of one training job (corpus names and classes escaped by
+    :func:`hbnlab.export.escape.md_escape`, the tables by :func:`~hbnlab.export.report.markdown_table`)."""
     cfg = out.result.get("config", {})
     split = ("test set (trained on the training set)" if out.stage == "test"
              else "validation split (trained on training-0)")
@@ -64,15 +83,13 @@ def markdown_report(out: TrainOutputs, record) -> str:
     if out.synthetic:
         lines += [f"> **{SYNTHETIC_BADGE}.** These numbers describe the generated corpus, not real text.", ""]
     lines += [
-        f"* corpus: **{corpus_label(out.corpus_name, out.synthetic)}**",
+        f"* corpus: **{md_escape(corpus_label(out.corpus_name, out.synthetic))}**",
         f"* evaluated on the {split}: {len(out.doc_ids)} documents",
-        f"* classes: {', '.join(out.classes)}",
+        f"* classes: {md_escape(', '.join(out.classes))}",
         f"* classifiers: {', '.join(out.classifiers)}",
         f"* indexing: stopwords={cfg.get('stopwords')}, stemming={cfg.get('stemming')}, min_df={cfg.get('min_df')}",
         f"* features: {cfg.get('n_features')} per class by {cfg.get('selection')} ({cfg.get('scope')} selection)",
-        f"* HBN settings: AVG B={cfg.get('B_avg')} alpha={cfg.get('alpha_avg')}, OR B={cfg.get('B_or')} "
-        f"alpha={cfg.get('alpha_or')}, DEP B={cfg.get('B_dep')} alpha={cfg.get('alpha_dep')}, "
-        f"{cfg.get('n_restarts')} EM restarts, random_state={cfg.get('random_state')}",
+        _tree_settings_line(cfg, out.classifiers),
         "",
         "## Breakeven (%) per class",
         "",

@@ -27,7 +27,21 @@ def feature_table(data, label: str, n_features: int, scope: str = "local") -> pd
     })
 
 
+def score_format(scores) -> str:
+    """A printf format that shows every score in full with about five significant digits: the
+    largest score's integer digits plus enough decimals (chi-square scores run into thousands,
+    information gain stays below 1)."""
+    top = float(np.max(np.abs(scores))) if len(scores) else 0.0
+    digits = int(np.floor(np.log10(top))) + 1 if top > 0 and np.isfinite(top) else 1
+    return f"%.{min(6, max(1, 5 - digits))}f"
+
+
 def selected_terms_overview(data, n_features: int, scope: str = "local") -> pd.DataFrame:
-    """One column per category with its selected terms, best first."""
+    """One column per category with its selected terms, best first (as many rows as the longest
+    list: a vocabulary smaller than ``n_features`` gives fewer terms; shorter columns end in None)."""
     cols = {c: [data.vocabulary[t] for t in data.selected_columns(c, n_features, scope)] for c in data.categories}
-    return pd.DataFrame(cols, index=pd.RangeIndex(1, n_features + 1, name="rank")) if cols else pd.DataFrame()
+    if not cols:
+        return pd.DataFrame()
+    n = max(len(v) for v in cols.values())
+    cols = {c: v + [None] * (n - len(v)) for c, v in cols.items()}
+    return pd.DataFrame(cols, index=pd.RangeIndex(1, n + 1, name="rank"))

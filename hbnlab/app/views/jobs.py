@@ -67,4 +67,6 @@ def tuning_frame(result: dict) -> pd.DataFrame:
     cells = pd.DataFrame(result.get("cells", []))
     if cells.empty:
         return cells
-    return cells[["n_features", "B", "alpha", "micro", "macro"]].sort_values(["n_features", "B", "alpha"])
+    cols = ["n_features", "B", "alpha", "micro", "macro"]
+    cols += [c for c in ("vs_best_low", "vs_best_high", "tied_with_best") if c in cells]
+    return cells[cols].sort_values(["n_features", "B", "alpha"])

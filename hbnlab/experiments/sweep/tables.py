@@ -19,6 +19,7 @@ import numpy as np
 from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig
+from hbnlab.export.escape import csv_cell, md_escape, md_table_cell
 
 __all__ = ["SweepResult", "sweep_table", "format_table_markdown", "cells_csv"]
 
@@ -128,14 +129,15 @@ def _plain(o):
 
 
 def cells_csv(rows: Sequence[dict]) -> str:
-    """One CSV row per cell result (validation and test), the columns of ``cells.csv``."""
+    """One CSV row per cell result (validation and test), the columns of ``cells.csv``; text
+    cells a spreadsheet would run as a formula are neutralised (:func:`hbnlab.export.escape.csv_cell`)."""
     cols = ["stage", "category", "classifier", "B", "alpha", "n_features", "breakeven", "n_pos", "n_eval",
             "fit_seconds", "n_iter", "converged", "skipped", "job_id", "cell"]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: r.get(k) for k in cols})
+        w.writerow({k: csv_cell(r.get(k)) for k in cols})
     return buf.getvalue()
 
 
@@ -208,25 +210,27 @@ def sweep_table(result: SweepResult) -> dict:
 
 
 def format_table_markdown(table: Mapping) -> str:
-    """The sweep table as GitHub-flavoured Markdown."""
+    """The sweep table as GitHub-flavoured Markdown (names in cells escaped by
+    :func:`hbnlab.export.escape.md_table_cell`)."""
     def f(v):
         return "" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.1f}"
 
     n = table["n_categories"]
     how = "Table 4.1's final B and alpha" if table.get("final_only") else f"tuned on validation ({table.get('choose')})"
-    lines = [f"### {n}-category breakeven ({table.get('corpus')}, test split, {how}, "
+    lines = [f"### {n}-category breakeven ({md_escape(table.get('corpus'))}, test split, {how}, "
              f"{table.get('n_restarts')} EM restarts)", "",
              "| classifier | features | micro BEP | macro BEP | pooled micro BEP | 10-class micro (thesis) "
              "| 10-class macro (thesis) | configurations |",
              "|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in table["rows"]:
-        conf = "; ".join(f"{k} ({v})" if len(r["configs"]) > 1 else k for k, v in list(r["configs"].items())[:4])
+        conf = "; ".join(f"{md_table_cell(k)} ({v})" if len(r["configs"]) > 1 else md_table_cell(k)
+                         for k, v in list(r["configs"].items())[:4])
         if len(r["configs"]) > 4:
             conf += f"; ... ({len(r['configs'])} in all)"
         t_mi = f(r.get("top10_micro")) + (f" ({f(r['thesis_top10_micro'])})" if "thesis_top10_micro" in r else "")
         t_ma = f(r.get("top10_macro")) + (f" ({f(r['thesis_top10_macro'])})" if "thesis_top10_macro" in r else "")
-        lines.append(f"| {r['classifier']} (hbnlab) | {r['n_features']} | {f(r['micro'])} | {f(r['macro'])} | "
-                     f"{f(r['micro_pooled'])} | {t_mi} | {t_ma} | {conf} |")
+        lines.append(f"| {md_table_cell(r['classifier'])} (hbnlab) | {r['n_features']} | {f(r['micro'])} | "
+                     f"{f(r['macro'])} | {f(r['micro_pooled'])} | {t_mi} | {t_ma} | {conf} |")
     for r in table.get("reference", []):
         lines.append(f"| {r['classifier']} (de Campos et al.) | all | {r['micro']:.1f} | {r['macro']:.1f} | | | | "
                      f"published |")

@@ -1,0 +1,53 @@
+"""Compare: finished jobs side by side, and how sure each difference is."""
+import streamlit as st
+
+from hbnlab.app import services, widgets
+
+cfg = widgets.page_frame("Compare", "Two or more trained classifiers on the same documents: breakeven per class "
+                         "side by side, and whether a difference is more than the luck of which documents "
+                         "happen to be in the test set.")
+labels = services.comparable_systems()
+if len(labels) < 2:
+    st.info("Compare needs at least two trained classifiers: train a job with two classifiers, or two jobs, "
+            "on the Training page.")
+    st.stop()
+default = list(labels)[:2]
+chosen = st.multiselect("Systems (the first is the reference)", list(labels), default=default, key="c_systems",
+                        help="A system is one classifier of one finished job; all must have scored the same "
+                             "documents.")
+if len(chosen) < 2:
+    st.info("Choose at least two systems.")
+    st.stop()
+picked = [labels[k] for k in chosen]
+with widgets.readable_errors():
+    table = services.compare_table(picked)
+st.subheader("Breakeven (%) side by side")
+st.dataframe(table, key="c_table", column_config={c: st.column_config.NumberColumn(format="%+.1f" if "−" in c
+                                                                                   else "%.1f")
+                                                  for c in table.columns})
+
+st.subheader("How sure is the difference?")
+c1, c2, c3 = st.columns([2, 1, 1])
+other = c1.selectbox("Against the reference", chosen[1:], key="c_other")
+n_boot = c2.select_slider("Resamples", [200, 500, 1000, 2000], value=1000, key="c_boot")
+threshold = c3.slider("McNemar threshold on P(class | document)", 0.05, 0.95, 0.5, 0.05, key="c_threshold")
+with widgets.readable_errors():
+    boot, mc = services.paired_comparison(labels[chosen[0]], labels[other], n_boot=n_boot, threshold=threshold)
+st.info(services.compare_verdict(boot, chosen[0], other))
+st.dataframe(boot.rename(columns={"A": chosen[0], "B": other, "B - A": "difference", "low": "95% low",
+                                  "high": "95% high"}),
+             key="c_boot_table",
+             column_config={"difference": st.column_config.NumberColumn(format="%+.1f"),
+                            "95% low": st.column_config.NumberColumn(format="%+.1f"),
+                            "95% high": st.column_config.NumberColumn(format="%+.1f"),
+                            chosen[0]: st.column_config.NumberColumn(format="%.1f"),
+                            other: st.column_config.NumberColumn(format="%.1f"),
+                            "p": st.column_config.NumberColumn(format="%.3f")})
+st.caption(f"Paired bootstrap: the evaluation documents are resampled with replacement {n_boot} times (seeded), "
+           "both systems scored on each resample; the interval holds the middle 95% of the differences and p is "
+           "the share of resampled differences at least as far from the observed one as it is from 0. A class "
+           "with few positives has a wide interval: a 1-point difference there means little.")
+with st.expander("McNemar's test per class (decisions at the threshold)"):
+    st.dataframe(mc, key="c_mcnemar", column_config={"p": st.column_config.NumberColumn(format="%.3f")})
+    st.caption("Of the documents on which exactly one system decides right, is either right more often than a "
+               "coin would be? (exact binomial test, McNemar 1947)")
