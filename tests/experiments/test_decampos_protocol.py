@@ -308,4 +308,4 @@ def test_ablation_changes_one_option_per_run_and_caches(fake_reuters):
     by_label = {r["label"]: r for r in result["runs"]}
     assert by_label["unlabeled=drop"]["corpus"]["n_train"] == 4
     text = ab.markdown(result)
-    assert "| micro_bep=pooled |" in text and "NBayes micro" in text
+    assert r"| micro\_bep=pooled |" in text and "NBayes micro" in text  # Markdown-escaped
