@@ -20,9 +20,32 @@ import sys
 
 from hbnlab._validation import HbnlabError
 from hbnlab.cli import models, reproduce, sweep
-from hbnlab.cli.common import add_corpus_options, corpus_from_args
+from hbnlab.cli.common import add_corpus_options, add_validation_options, corpus_from_args, validation_kwargs
 
 __all__ = ["build_parser", "main"]
+
+
+def _validation_lines(corpus, args) -> tuple[dict, list[str]]:
+    """Per category, the positives each side of the tuning split (or in each fold), and the
+    categories the split cannot tune."""
+    from hbnlab.corpus.splits import fold_counts, untunable_labels, validation_folds
+
+    kw = validation_kwargs(args, seed=args.random_state)
+    folds, info = validation_folds(corpus, method=kw["validation"], cv=kw["cv"], random_state=kw["random_state"])
+    cats = corpus.categories()
+    train = corpus.train
+    Y = [[c in d.labels for c in cats] for d in train]
+    counts = dict(zip(cats, fold_counts(Y, folds)))
+    bad = untunable_labels(Y, folds, cats)
+    n_eval = int((folds >= 0).sum())
+    if info["method"] == "cv":
+        head = f"tuning split: {info['n_folds']}-fold cross-validation (seed {info['random_state']})"
+    elif info["method"] == "date":
+        head = f"tuning split: by date (the thesis's), {n_eval} of {len(train)} training documents for validation"
+    else:
+        head = (f"tuning split: stratified (seed {info['random_state']}), {n_eval} of {len(train)} training "
+                "documents for validation")
+    return {"info": info, "counts": counts, "untunable": bad}, [head]
 
 
 def cmd_corpus_info(args) -> int:
@@ -30,16 +53,24 @@ def cmd_corpus_info(args) -> int:
 
     corpus = corpus_from_args(args)
     s = corpus.summary()
+    split, head = _validation_lines(corpus, args)
     if args.json:
         s.update({k: corpus.meta[k] for k in ("encodings", "replaced_files") if k in corpus.meta})
+        s["validation"] = split
         print(json.dumps(s, indent=2))
         return 0
     kind = " (synthetic)" if s["synthetic"] else ""
+    cv = split["info"]["method"] == "cv"
     print(f"corpus {s['name']}{kind}: {s['n_documents']} documents, {s['n_train']} train / {s['n_test']} test, "
           f"{s['n_categories']} categories")
-    print(f"{'category':<20}{'train':>8}{'test':>8}")
+    print(head[0])
+    extra = f"{'positives per fold':>22}" if cv else f"{'train-0':>9}{'valid':>7}"
+    print(f"{'category':<20}{'train':>8}{'test':>8}{extra}  tunable")
     for cat, c in s["per_category"].items():
-        print(f"{cat:<20}{c['train']:>8}{c['test']:>8}")
+        f = split["counts"][cat]
+        sides = f"{','.join(map(str, f['eval'])):>22}" if cv else f"{f['fit'][0]:>9}{f['eval'][0]:>7}"
+        why = split["untunable"].get(cat)
+        print(f"{cat:<20}{c['train']:>8}{c['test']:>8}{sides}  {'no: ' + why if why else 'yes'}")
     for line in encoding_summary(corpus.meta):
         print(line)
     return 0
@@ -50,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("corpus-info", help="counts per split and category for a corpus, and its files' encodings")
     add_corpus_options(c, default="synthetic")
+    add_validation_options(c)
+    c.add_argument("--random-state", type=int, default=0, help="seed of a stratified tuning split or folds")
     c.add_argument("--json", action="store_true", help="print JSON")
     c.set_defaults(func=cmd_corpus_info)
     reproduce.register(sub)

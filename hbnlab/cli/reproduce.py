@@ -79,6 +79,14 @@ def _decampos_table(target: str, collection: str | None) -> int:
     return COLLECTION_KEYS[collection]
 
 
+def _protocol_from_args(args):
+    """The :class:`DecamposProtocol` of the ``--<option>`` flags given (the others at their defaults)."""
+    from hbnlab.experiments.decampos import PROTOCOL_OPTIONS, DecamposProtocol
+
+    given = {k: getattr(args, k) for k in PROTOCOL_OPTIONS if getattr(args, k, None) is not None}
+    return DecamposProtocol(**given), given
+
+
 def cmd_reproduce(args) -> int:
     from hbnlab.experiments import reproduce as rep
     from hbnlab.experiments import thesis
@@ -90,6 +98,10 @@ def cmd_reproduce(args) -> int:
         raise CLIError(f"unknown target {args.target!r}; expected one of {', '.join(rep.TARGETS)}")
     if args.collection is not None and not target.startswith("decampos-table-"):
         raise CLIError(f"--collection applies to decampos-table-1 only, not to {target}")
+    protocol, given = _protocol_from_args(args)
+    if given and not target.startswith("decampos-table-"):
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise CLIError(f"{flags}: de Campos protocol options apply to decampos-table-1 only, not to {target}")
     if target == "table-4.10":
         try:
             rows = rep.parse_rows(args.rows) if args.rows else None
@@ -119,7 +131,8 @@ def cmd_reproduce(args) -> int:
         reuters_dir = str(resolve_reuters_dir(args.reuters_dir, download=True)) \
             if table == 1 and corpus_path is None else None
         result = reproduce_decampos_table(table=table, reuters_dir=reuters_dir, corpus_path=corpus_path,
-                                          random_state=args.random_state, log=print, encoding=args.encoding)
+                                          protocol=protocol, random_state=args.random_state, log=print,
+                                          encoding=args.encoding)
         print(format_decampos_table(result))
     else:
         result = _verbeek(args)
@@ -158,6 +171,16 @@ def cmd_tree(args) -> int:
     return 0
 
 
+def _add_protocol_options(parser) -> None:
+    """One ``--option`` per open choice of de Campos et al.'s protocol (:data:`PROTOCOL_OPTIONS`)."""
+    from hbnlab.experiments.decampos import PROTOCOL_OPTIONS
+
+    g = parser.add_argument_group("decampos-table-1 protocol (default: the reading the paper's text supports)")
+    for name, (values, meaning) in PROTOCOL_OPTIONS.items():
+        g.add_argument("--" + name.replace("_", "-"), dest=name, default=None, choices=list(values),
+                       help=f"{meaning} (default {values[0]})")
+
+
 def register(sub) -> None:
     """Add ``reproduce`` and ``tree`` to the hbnlab parser."""
     r = sub.add_parser("reproduce", help="reproduce a table or figure of the source papers")
@@ -179,6 +202,7 @@ def register(sub) -> None:
                    help="decampos-table-1: the paper's collection to run (default reuters); ohsumed and "
                         "20newsgroups need --corpus PATH (ohsumed-first-20000-docs or ohsumed.91 + mtrees; "
                         "20news-bydate, -18828 or -19997)")
+    _add_protocol_options(r)
     r.set_defaults(func=cmd_reproduce)
 
     t = sub.add_parser("tree", help="learn and draw an HBN/HNB tree for one class")

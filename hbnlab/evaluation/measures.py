@@ -132,13 +132,99 @@ def breakeven_point(y_true, scores) -> float:
     return float(tp_at / n_pos)
 
 
-MICRO_METHODS = ("thresholds", "pooled")
+MICRO_METHODS = ("thresholds", "pooled", "ranks", "documents")
+MACRO_METHODS = ("thresholds", "ranks", "documents")
+INTERPOLATIONS = ("linear", "nearest")
 
 
-def micro_breakeven(Y, S, method: str = "thresholds") -> float:
+def _check_interpolation(interpolation: str) -> None:
+    if interpolation not in INTERPOLATIONS:
+        raise ValueError(f"interpolation must be one of {INTERPOLATIONS}, got {interpolation!r}")
+
+
+def breakeven_columns(Y, S, *, interpolation: str = "linear") -> np.ndarray:
+    """:func:`breakeven_point` of every column of ``Y`` ranked by the same column of ``S``.
+
+    One sort of all columns plus cumulative sums.  ``interpolation`` says what to report when no
+    cut between tie blocks falls exactly at ``k = n_pos``:
+
+    * ``"linear"`` (default): ``TP`` linear in ``k`` across the block that holds ``n_pos``, read
+      at ``k = n_pos`` (:func:`breakeven_point`);
+    * ``"nearest"``: the cut where ``|P - R|`` is smallest (the first such), reporting
+      ``(P + R) / 2`` there -- the other reading of "the point where precision equals recall"
+      when no cut reaches it.
+
+    Both agree wherever a cut falls at ``n_pos`` (always, without ties).  NaN for a column without
+    a positive.
+
+    Examples
+    --------
+    >>> Y = [[1, 1], [0, 0], [1, 0], [0, 0]]
+    >>> S = [[0.9, 1], [0.5, 1], [0.5, 1], [0.1, 1]]
+    >>> breakeven_columns(Y, S).round(4).tolist()  # (1 + 0.5) / 2; constant scores: the base rate
+    [0.75, 0.25]
+    >>> breakeven_columns(Y, S, interpolation="nearest").round(4).tolist()  # (2/3 + 1) / 2; (1/4 + 1) / 2
+    [0.8333, 0.625]
+    """
+    _check_interpolation(interpolation)
+    Y, S = _check_matrices(Y, S)
+    n, m = Y.shape
+    out = np.full(m, np.nan)
+    if n == 0 or m == 0:
+        return out
+    order = np.argsort(-S, axis=0, kind="stable")
+    s_sorted = np.take_along_axis(S, order, axis=0)
+    tp = np.cumsum(np.take_along_axis(Y, order, axis=0), axis=0, dtype=np.int64)
+    is_end = np.ones((n, m), dtype=bool)
+    is_end[:-1] = s_sorted[1:] != s_sorted[:-1]  # last position of each tie block
+    k = np.arange(1, n + 1, dtype=np.float64)[:, None]
+    n_pos = Y.sum(axis=0).astype(np.float64)
+    has = n_pos > 0
+    if interpolation == "linear":
+        # cuts bracketing n_pos: the last end with k <= n_pos (or k = 0) and the first with k >= n_pos
+        below = is_end & (k <= n_pos[None, :])
+        above = is_end & (k >= n_pos[None, :])
+        ia = np.where(below.any(axis=0), n - 1 - np.argmax(below[::-1], axis=0), -1)
+        ib = np.argmax(above, axis=0)  # exists: the last position is an end and k = n >= n_pos
+        cols = np.arange(m)
+        ka = np.where(ia >= 0, ia + 1, 0).astype(np.float64)
+        ta = np.where(ia >= 0, tp[np.maximum(ia, 0), cols], 0).astype(np.float64)
+        kb = (ib + 1).astype(np.float64)
+        tb = tp[ib, cols].astype(np.float64)
+        step = np.where(kb > ka, (tb - ta) / np.where(kb > ka, kb - ka, 1.0), 0.0)
+        tp_at = ta + (n_pos - ka) * step
+        out[has] = tp_at[has] / n_pos[has]
+        return out
+    with np.errstate(divide="ignore", invalid="ignore"):
+        P = tp / k
+        R = tp / n_pos[None, :]
+    gap = np.where(is_end, np.abs(P - R), np.inf)
+    best = np.argmin(gap, axis=0)
+    cols = np.arange(m)
+    mid = (P[best, cols] + R[best, cols]) / 2.0
+    out[has] = mid[has]
+    return out
+
+
+def category_ranks(S) -> np.ndarray:
+    """Minus the position (1 = first) of every category in its document's ranking by ``S``.
+
+    Ties within a document are broken by column index, as in :func:`top_k_assignment`, so
+    thresholding these scores at ``-k`` assigns every document its top ``k`` categories: a
+    threshold "moved" along the category rankings of a category-ranking classifier.
+    """
+    S = np.asarray(S, dtype=np.float64)
+    order = np.argsort(-S, axis=1, kind="stable")
+    pos = np.empty(S.shape, dtype=np.float64)
+    np.put_along_axis(pos, order, np.arange(1, S.shape[1] + 1, dtype=np.float64)[None, :], axis=1)
+    return -pos
+
+
+def micro_breakeven(Y, S, method: str = "thresholds", *, interpolation: str = "linear") -> float:
     """Micro-averaged breakeven over categories.
 
-    ``Y`` and ``S`` are (n_documents, n_categories).  Two definitions are in use:
+    ``Y`` and ``S`` are (n_documents, n_categories).  The definitions in use differ in what the
+    threshold moves along and in the order of pooling and breakeven:
 
     ``method="thresholds"`` (default; the thesis's Table 4.10 values follow it)
         Each category gets its own threshold, at its breakeven point; the per-category
@@ -151,31 +237,61 @@ def micro_breakeven(Y, S, method: str = "thresholds") -> float:
         All ``n_documents * n_categories`` (document, category) pairs are ranked together by
         score and :func:`breakeven_point` is taken on that single ranking; scores must then be
         comparable across categories (probabilities).
+    ``method="ranks"``
+        One threshold ``k`` on every document's category ranking (each document assigned its top
+        ``k`` categories, :func:`category_ranks`), the tables pooled over categories: the
+        breakeven of a category-ranking classifier.  Assignments grow in steps of
+        ``n_documents``; ``TP`` is interpolated between them.
+    ``method="documents"``
+        Each document its own threshold on its category ranking, at its breakeven; the
+        per-document breakevens weighted by the document's number of categories.
 
     NaN if ``Y`` has no positive.
     """
     Y, S = _check_matrices(Y, S)
-    if method == "pooled":
-        return breakeven_point(Y.ravel(), S.ravel())
-    if method != "thresholds":
+    if method not in MICRO_METHODS:
         raise ValueError(f"method must be one of {MICRO_METHODS}, got {method!r}")
-    n_pos = Y.sum(axis=0).astype(np.float64)
+    if method == "pooled":
+        return float(breakeven_columns(Y.reshape(-1, 1), S.reshape(-1, 1), interpolation=interpolation)[0])
+    if method == "ranks":
+        return float(breakeven_columns(Y.reshape(-1, 1), category_ranks(S).reshape(-1, 1),
+                                       interpolation=interpolation)[0])
+    axis = 0 if method == "thresholds" else 1
+    n_pos = Y.sum(axis=axis).astype(np.float64)
     if n_pos.sum() == 0:
         return float("nan")
-    b = np.array([breakeven_point(Y[:, j], S[:, j]) if n_pos[j] > 0 else 0.0 for j in range(Y.shape[1])])
-    return float(np.sum(b * n_pos) / n_pos.sum())
+    b = breakeven_columns(Y, S, interpolation=interpolation) if axis == 0 \
+        else breakeven_columns(Y.T, S.T, interpolation=interpolation)
+    return float(np.sum(np.nan_to_num(b) * n_pos) / n_pos.sum())
 
 
-def per_class_breakeven(Y, S) -> np.ndarray:
+def per_class_breakeven(Y, S, *, interpolation: str = "linear") -> np.ndarray:
     """:func:`breakeven_point` of every column (NaN for a column without positives)."""
+    return breakeven_columns(Y, S, interpolation=interpolation)
+
+
+def macro_breakeven(Y, S, method: str = "thresholds", *, interpolation: str = "linear") -> float:
+    """Macro-averaged breakeven: a mean of breakevens, NaN if ``Y`` has no positive.
+
+    ``method="thresholds"`` (default)
+        The mean of the per-category breakevens (each category's documents ranked by its
+        score), over the categories with at least one positive in ``Y``.
+    ``method="ranks"``
+        The same mean with every category's documents ranked by the category's position in their
+        category rankings (:func:`category_ranks`): the threshold is a rank ``k``.
+    ``method="documents"``
+        The mean over the documents with at least one category of each document's breakeven on
+        its own category ranking (document-pivoted averaging).
+    """
     Y, S = _check_matrices(Y, S)
-    return np.array([breakeven_point(Y[:, j], S[:, j]) for j in range(Y.shape[1])])
-
-
-def macro_breakeven(Y, S) -> float:
-    """Macro-averaged breakeven: the mean of the per-category breakevens, over the categories
-    with at least one positive in ``Y`` (the others have none); NaN if there is none."""
-    b = per_class_breakeven(Y, S)
+    if method not in MACRO_METHODS:
+        raise ValueError(f"method must be one of {MACRO_METHODS}, got {method!r}")
+    if method == "documents":
+        b = breakeven_columns(Y.T, S.T, interpolation=interpolation)
+    elif method == "ranks":
+        b = breakeven_columns(Y, category_ranks(S), interpolation=interpolation)
+    else:
+        b = breakeven_columns(Y, S, interpolation=interpolation)
     return float(np.mean(b[~np.isnan(b)])) if np.any(~np.isnan(b)) else float("nan")
 
 

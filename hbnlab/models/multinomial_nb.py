@@ -21,7 +21,8 @@ from sklearn.utils.validation import check_is_fitted
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["MultiLabelTextClassifier", "MultinomialNBClassifier", "MultinomialNBBinaryClassifier",
-           "class_term_counts", "as_count_matrix", "presence_pattern"]
+           "class_term_counts", "as_count_matrix", "presence_pattern", "TERM_TOTALS",
+           "one_of_n_log_odds"]
 
 
 def as_count_matrix(X, who: str = "X") -> sp.csr_matrix:
@@ -165,25 +166,74 @@ class MultiLabelTextClassifier(BaseEstimator):
         return self.decision_function(X) > 0
 
 
-def class_term_counts(X: sp.csr_matrix, Y: np.ndarray):
+TERM_TOTALS = ("documents", "classes")
+
+
+def one_of_n_log_odds(J) -> np.ndarray:
+    """Log-odds ``log p(c_i | d) - log(1 - p(c_i | d))`` when one class variable takes the n values.
+
+    ``J`` holds ``log p(c_i) p(d | c_i)`` up to a per-row constant (de Campos sec. 2, the model
+    before the binary decomposition); the posterior is its row-wise softmax.  The log-odds are
+    ``J_i - logsumexp_{j != i} J_j``, taken without cancellation: for the row maximum the sum
+    runs over the other entries, for the rest ``logsumexp(J) + log1p(-exp(J_i - logsumexp(J)))``
+    with ``exp(...) <= 1/2``.  A single column gives ``+inf`` (a certain class).
+
+    Examples
+    --------
+    >>> J = np.log([[0.2, 0.3, 0.5]])
+    >>> np.allclose(one_of_n_log_odds(J), np.log([[0.2 / 0.8, 0.3 / 0.7, 0.5 / 0.5]]))
+    True
+    """
+    J = np.asarray(J, dtype=np.float64)
+    n, m = J.shape
+    top = np.argmax(J, axis=1)
+    rows = np.arange(n)
+    with np.errstate(divide="ignore"):
+        lse = np.logaddexp.reduce(J, axis=1)
+        rest = J.copy()
+        rest[rows, top] = -np.inf
+        lse_rest = np.logaddexp.reduce(rest, axis=1) if m > 1 else np.full(n, -np.inf)
+        others = lse[:, None] + np.log1p(-np.exp(J - lse[:, None]))
+    others[rows, top] = lse_rest
+    with np.errstate(invalid="ignore"):
+        return J - others
+
+
+def class_term_counts(X: sp.csr_matrix, Y: np.ndarray, totals: str = "documents"):
     """The sufficient statistics shared by multinomial NB and the OR gate (de Campos sec. 3.2).
+
+    Parameters
+    ----------
+    X : sparse matrix (n_documents, n_terms)
+    Y : array (n_documents, n_classes) of bool
+    totals : {"documents", "classes"}, default "documents"
+        How ``N_{.k}`` and ``N`` are formed.  ``"documents"``: occurrences in all training
+        documents (the column sums of ``X``), so for a multi-label corpus ``N_k - N_ik`` is
+        exactly the count in the documents outside class i (eq. 6), and documents without a
+        class count too.  ``"classes"``: de Campos et al.'s formula ``N_{.k} = sum_i N_ik`` (sec.
+        2, after eq. 6) and ``N = sum_k N_{.k}``: everything from the ``N_ik`` table alone, so a
+        document counts once per label and a document without a label not at all.  The two
+        agree on a single-label corpus in which every document has a class.
 
     Returns
     -------
     N_ik : ndarray (n_classes, n_terms)
         Occurrences of term k in the training documents of class i.
     N_k : ndarray (n_terms,)
-        Occurrences of term k in all training documents (``N_{.k}``).  For a multi-label corpus
-        this is the column sum of ``X``, not ``sum_i N_ik`` (which counts a document once per
-        label); with it ``N_k - N_ik`` is exactly the count in documents outside class i (eq. 6).
+        ``N_{.k}``, see ``totals``.
     N_i : ndarray (n_classes,)
         Words in the documents of class i (``N_{i.}``).
     N : float
-        Words in all training documents.
+        ``sum_k N_{.k}``.
     """
+    if totals not in TERM_TOTALS:
+        raise ValueError(f"totals must be one of {TERM_TOTALS}, got {totals!r}")
     Yf = sp.csr_matrix(np.asarray(Y, dtype=np.float64))
     N_ik = np.asarray((Yf.T @ X).toarray(), dtype=np.float64)
-    N_k = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
+    if totals == "classes":
+        N_k = N_ik.sum(axis=0)
+    else:
+        N_k = np.asarray(X.sum(axis=0), dtype=np.float64).ravel()
     N_i = N_ik.sum(axis=1)
     return N_ik, N_k, N_i, float(N_k.sum())
 
@@ -207,6 +257,9 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
         Additive smoothing; 1 is the Laplace estimate of eqs. 4 and 6.
     binary : bool, default=False
         Clip counts to 0/1 before fitting and scoring (a multinomial model on term presence).
+    totals : {"documents", "classes"}, default="documents"
+        ``N_{.k}`` and ``N`` of eq. 6 from all training documents or as ``sum_i N_ik``
+        (:func:`class_term_counts`).
 
     Attributes
     ----------
@@ -240,9 +293,10 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
 
     _probabilistic = True
 
-    def __init__(self, *, alpha=1.0, binary=False):
+    def __init__(self, *, alpha=1.0, binary=False, totals="documents"):
         self.alpha = alpha
         self.binary = binary
+        self.totals = totals
 
     def _prepare(self, X):
         return presence_pattern(X) if self.binary else X
@@ -252,7 +306,7 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
             raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
         X = self._prepare(X)
         a = float(self.alpha)
-        N_ik, N_k, N_i, N = class_term_counts(X, Y)
+        N_ik, N_k, N_i, N = class_term_counts(X, Y, self.totals)
         M = X.shape[1]
         # de Campos eq. 4 (Laplace, alpha = 1)
         self.feature_log_prob_ = np.log(N_ik + a) - np.log(N_i + a * M)[:, None]
@@ -268,6 +322,12 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
     def _decision(self, X):
         X = self._prepare(X)
         return np.asarray(X @ self.coef_.T) + self.intercept_[None, :]
+
+    def joint_log_likelihood(self, X) -> np.ndarray:
+        """``log p(c_i) + sum_k n_jk log p(t_k | c_i)`` (de Campos eqs. 3-5), shape (n_documents, n_classes):
+        the one-class-variable model's unnormalised log posterior (see :func:`one_of_n_log_odds`)."""
+        X = self._prepare(self._check_X(X))
+        return np.asarray(X @ self.feature_log_prob_.T) + self.class_log_prior_[:, 1][None, :]
 
     def term_contributions(self, X, class_index: int = 0) -> sp.csr_matrix:
         """Per-document, per-term contribution ``n_jk * coef_[i, k]`` to class i's log-odds.

@@ -102,7 +102,7 @@ def noisy_or_weights(N_ik, N_k, N_i, N, method: str = "eq12") -> np.ndarray:
     n_zero = zero.sum(axis=1, keepdims=True)
     others_zero = (n_zero - zero) > 0  # some other parent h has r_ih = 0: the product is 0
     log_w = np.full_like(N_ik, -np.inf)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):  # off the arcs: log 0 - log 0
         base = np.log(N_ik) - np.log(Nk)
     ok = arcs & ~others_zero
     log_w[ok] = (base + total - finite)[ok]
@@ -132,6 +132,9 @@ class NoisyORClassifier(MultiLabelTextClassifier):
     leak : float in [0, 1), default=0.0
         Probability that C_i is true with no active cause (a leaky noisy OR; 0 is the paper's
         model): p(c_i | d) = 1 - (1 - leak) prod (1 - w)^{n_jk}.
+    totals : {"documents", "classes"}, default="documents"
+        ``N_{.k}`` and ``N`` from all training documents or as ``sum_i N_ik``
+        (:func:`hbnlab.models.multinomial_nb.class_term_counts`).
 
     Attributes
     ----------
@@ -172,17 +175,18 @@ class NoisyORClassifier(MultiLabelTextClassifier):
     _probabilistic = True
     _needs_negatives = False
 
-    def __init__(self, *, weights="eq12", counts=True, leak=0.0):
+    def __init__(self, *, weights="eq12", counts=True, leak=0.0, totals="documents"):
         self.weights = weights
         self.counts = counts
         self.leak = leak
+        self.totals = totals
 
     def _fit_multilabel(self, X, Y):
         if self.weights not in WEIGHT_METHODS:
             raise ValueError(f"weights must be one of {WEIGHT_METHODS}, got {self.weights!r}")
         if not (np.isscalar(self.leak) and 0.0 <= float(self.leak) < 1.0):
             raise ValueError(f"leak must be a number in [0, 1), got {self.leak!r}")
-        N_ik, N_k, N_i, N = class_term_counts(X, Y)
+        N_ik, N_k, N_i, N = class_term_counts(X, Y, self.totals)
         self.weights_ = noisy_or_weights(N_ik, N_k, N_i, N, self.weights)
         with np.errstate(divide="ignore"):
             self.log1m_weights_ = np.maximum(np.log1p(-self.weights_), LOG_FLOOR)

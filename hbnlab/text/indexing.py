@@ -9,11 +9,14 @@ the thesis) and :class:`TermIndexer` applies them.
 Pipeline for one text, in this order:
 
 1. tokens = maximal runs of the ASCII letters ``A-Z a-z`` (everything else separates tokens:
-   digits, punctuation, apostrophes, accented letters);
+   digits, punctuation, apostrophes, accented letters); ``tokens="alphanumeric"`` makes them
+   runs of letters and digits, so numbers ("1987", "mln4") become terms too;
 2. lowercase each token (``lowercase=True``);
 3. drop stop words (compared case-insensitively with the chosen list);
 4. stem with the original Porter algorithm (``stemming="porter"``; snowballstemmer's
-   ``"porter"`` algorithm, M. F. Porter, "An algorithm for suffix stripping", 1980).
+   ``"porter"`` algorithm, M. F. Porter, "An algorithm for suffix stripping", 1980), or with
+   Porter's revised English stemmer ("Porter2", snowballstemmer's ``"english"``;
+   ``stemming="porter2"``).
 
 Tokenizing is per text (a regular expression), the per-token work is a dictionary lookup into a
 cache of normalised forms, and the matrix is assembled once from flat index arrays.
@@ -30,8 +33,11 @@ from sklearn.base import BaseEstimator
 
 from hbnlab.text.stopwords import STOPLIST_NAMES, load_stopwords
 
-STEMMERS = (None, "porter")
-_TOKEN = re.compile(r"[A-Za-z]+")  # thesis sec. 4.1.2: "sequences of alpha symbols"
+STEMMERS = (None, "porter", "porter2")
+#: snowballstemmer's algorithm of each stemmer
+_SNOWBALL = {"porter": "porter", "porter2": "english"}
+#: ``tokens=`` -> the token pattern; "letters" is the thesis's "sequences of alpha symbols" (sec. 4.1.2)
+TOKEN_PATTERNS = {"letters": re.compile(r"[A-Za-z]+"), "alphanumeric": re.compile(r"[A-Za-z0-9]+")}
 _STOP = object()  # cache marker: the token is a stop word
 
 
@@ -46,9 +52,10 @@ class IndexingConfig:
     stopwords : {"thesis", "smart", "sklearn", "none"} or tuple of str, default "thesis"
         Stop list (see :mod:`hbnlab.text.stopwords`); a tuple gives the words explicitly.
         Matching ignores case.
-    stemming : {None, "porter"}, default None
-        ``"porter"`` applies the original Porter (1980) stemmer after stop-word removal.  The
-        thesis tried it and found it slightly worse for naive Bayes, so uses none.
+    stemming : {None, "porter", "porter2"}, default None
+        ``"porter"`` applies the original Porter (1980) stemmer after stop-word removal,
+        ``"porter2"`` Porter's revised English (Snowball) stemmer.  The thesis tried stemming and
+        found it slightly worse for naive Bayes, so uses none.
     min_df : int, default 2
         Keep a term only if it occurs in at least ``min_df`` training documents (the thesis drops
         terms "that appear only in one document").
@@ -57,6 +64,8 @@ class IndexingConfig:
     max_features : int or None, default None
         Keep only the ``max_features`` terms with the highest training document frequency
         (ties by term, alphabetically) among those passing ``min_df``.
+    tokens : {"letters", "alphanumeric"}, default "letters"
+        Tokens are maximal runs of ASCII letters (the thesis's), or of letters and digits.
     """
 
     lowercase: bool = True
@@ -65,6 +74,7 @@ class IndexingConfig:
     min_df: int = 2
     binary: bool = True
     max_features: int | None = None
+    tokens: str = "letters"
 
     def __post_init__(self):
         if not isinstance(self.lowercase, (bool, np.bool_)):
@@ -90,6 +100,8 @@ class IndexingConfig:
         mf = self.max_features
         if mf is not None and (isinstance(mf, bool) or not isinstance(mf, (int, np.integer)) or mf < 1):
             raise ValueError(f"max_features must be an integer >= 1 or None, got {mf!r}")
+        if self.tokens not in TOKEN_PATTERNS:
+            raise ValueError(f"tokens must be one of {tuple(TOKEN_PATTERNS)}, got {self.tokens!r}")
 
     def to_dict(self) -> dict:
         """Plain JSON-serialisable dict (a tuple stop list becomes a list)."""
@@ -217,10 +229,11 @@ class TermIndexer(BaseEstimator):
         if getattr(self, "_cache_cfg", None) == cfg:
             return
         self._stop = cfg.stopword_set()
-        if cfg.stemming == "porter":
+        self._token = TOKEN_PATTERNS[cfg.tokens]
+        if cfg.stemming is not None:
             import snowballstemmer
 
-            self._stem = snowballstemmer.stemmer("porter").stemWord
+            self._stem = snowballstemmer.stemmer(_SNOWBALL[cfg.stemming]).stemWord
         else:
             self._stem = None
         self._norm_cache = {}  # token as matched (after lowercasing) -> term, or _STOP
@@ -241,9 +254,9 @@ class TermIndexer(BaseEstimator):
             # so that non-ASCII characters whose lowercase is ASCII (e.g. KELVIN SIGN) stay
             # separators, exactly as in token_spans.
             if text.isascii():
-                return _TOKEN.findall(text.lower())
-            return [t.lower() for t in _TOKEN.findall(text)]
-        return _TOKEN.findall(text)
+                return self._token.findall(text.lower())
+            return [t.lower() for t in self._token.findall(text)]
+        return self._token.findall(text)
 
     def _terms_of(self, toks: Iterable[str]) -> list[str]:
         cache = self._norm_cache
@@ -271,7 +284,7 @@ class TermIndexer(BaseEstimator):
         self._setup()
         lower = self._cfg.lowercase
         out = []
-        for m in _TOKEN.finditer(text):
+        for m in self._token.finditer(text):
             tok = m.group().lower() if lower else m.group()
             term = self._terms_of((tok,))
             if term:
@@ -403,7 +416,7 @@ class TermIndexer(BaseEstimator):
     # caches and the stemmer are rebuilt on demand: keep pickles (model files) small
     def __getstate__(self):
         state = self.__dict__.copy()
-        for k in ("_stop", "_stem", "_norm_cache", "_col_cache", "_cache_cfg"):
+        for k in ("_stop", "_stem", "_token", "_norm_cache", "_col_cache", "_cache_cfg"):
             state.pop(k, None)
         return state
 

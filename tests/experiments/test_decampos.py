@@ -66,22 +66,12 @@ def test_evaluate_scores_hand_example():
     # every document's true categories are ranked first: Av-11 100, F1@1 micro 2*3/(2*3+0+1)
     assert r["av11"] == pytest.approx(100.0)
     assert r["f1_1_micro"] == pytest.approx(100 * 6 / 7, abs=1e-3)
-    assert r["micro_rank"] == pytest.approx(100 * (3 + (4 - 3) * (4 - 3) / 3) / 4, abs=1e-3)
+    # rank thresholds (the default): k = 1 gives TP 3 of 3 assignments, k = 2 TP 4 of 6; at 4: 3 + 1/3
+    assert r["micro"] == r["micro_ranks"] == pytest.approx(100 * (3 + (4 - 3) * (4 - 3) / 3) / 4, abs=1e-3)
     assert r["av11_all_docs"] == pytest.approx(100.0)  # every document has a category
-    assert set(r) == set(dc.MEASURES) | {"micro_rank", "micro_pooled", "av11_all_docs"}
+    assert set(r) == set(dc.MEASURES) | set(dc.DIAGNOSTICS)
     r0 = dc.evaluate_scores(np.vstack([Y, np.zeros((1, 3), dtype=bool)]), np.vstack([S, [[0.1, 0.2, 0.3]]]))
     assert r0["av11"] == pytest.approx(100.0) and r0["av11_all_docs"] == pytest.approx(75.0)
-
-
-def test_category_ranking_breakeven_ignores_per_class_rescaling():
-    rng = np.random.default_rng(0)
-    Y = rng.random((40, 6)) < 0.3
-    S = rng.random((40, 6))
-    a = dc.category_ranking_micro_breakeven(Y, S)
-    # a monotone map applied to all scores keeps every document's order
-    assert dc.category_ranking_micro_breakeven(Y, np.exp(3 * S)) == pytest.approx(a)
-    assert dc.category_ranking_micro_breakeven(Y, S + 5.0) == pytest.approx(a)
-    assert 0.0 <= a <= 1.0
 
 
 def test_driver_on_a_synthetic_corpus_with_random_split():
@@ -152,13 +142,15 @@ def test_reuters_table_1(reuters_path):
     c = res["corpus"]
     # de Campos sec. 4: 9,603 training and 3,299 test documents, 90 categories
     assert (c["n_train"], c["n_test"], c["n_categories"]) == (9603, 3299, 90)
+    assert c["protocol"] == dc.DecamposProtocol().to_dict()
     rows = {r["classifier"]: r for r in res["rows"]}
-    # entries that reproduce within 3 points with some margin (measured gaps 0.6 - 2.2 points;
-    # the others are explained in the reproduction note)
-    for clf, m in [("NBayes", "macro"), ("NBayes", "f1_1_micro"), ("OR-eq17", "av11"),
-                   ("OR-eq17", "f1_1_micro"), ("OR-eq17", "f1_3_micro"), ("OR-eq17", "f1_1_macro"),
-                   ("OR-eq12", "f1_3_micro"), ("OR-eq12", "f1_5_micro")]:
+    # entries that reproduce within 3 points with some margin under the default protocol (measured
+    # gaps 0.3 - 2.4 points; benchmarks/decampos_ablation.py shows what moves the others)
+    for clf, m in [("NBayes", "micro"), ("NBayes", "f1_1_micro"), ("OR-eq12", "av11"), ("OR-eq12", "f1_1_micro"),
+                   ("OR-eq12", "f1_1_macro"), ("OR-eq12", "f1_3_macro"), ("OR-eq17", "av11"),
+                   ("OR-eq17", "f1_1_micro"), ("OR-eq17", "f1_1_macro"), ("OR-eq17", "f1_5_micro")]:
         assert abs(rows[clf][m] - rows[clf][f"paper_{m}"]) <= 3.0, (clf, m, rows[clf][m])
-    # the pooled micro breakeven of eq. 17 collapses (scores not comparable across classes), the
-    # category-ranking one does not
-    assert rows["OR-eq17"]["micro_pooled"] < 45 and rows["OR-eq17"]["micro_rank"] > 70
+    # score thresholds make the micro breakeven of eq. 17 collapse (its scores are not comparable
+    # across categories), rank thresholds do not
+    assert rows["OR-eq17"]["micro_pooled"] < 45 and rows["OR-eq17"]["micro_thresholds"] < 55
+    assert rows["OR-eq17"]["micro"] == rows["OR-eq17"]["micro_ranks"] > 70
