@@ -53,10 +53,12 @@ with left:
                  column_config={"rank": st.column_config.NumberColumn(width="small"),
                                 "score": st.column_config.NumberColumn(
                                     format=services.feature_score_format(table["score"]), width="medium"),
-                                "docs in class": st.column_config.NumberColumn(width="small"),
-                                "docs outside": st.column_config.NumberColumn(width="small"),
-                                "P(term | class)": st.column_config.NumberColumn(format="%.3f"),
-                                "P(term | not class)": st.column_config.NumberColumn(format="%.3f")})
+                                "docs in class": st.column_config.NumberColumn("in class", help="training documents "
+                                                                               "of the class with the term"),
+                                "docs outside": st.column_config.NumberColumn("outside", help="training documents "
+                                                                              "outside the class with the term"),
+                                "P(term | class)": st.column_config.NumberColumn("P(t | c)", format="%.3f"),
+                                "P(term | not class)": st.column_config.NumberColumn("P(t | not c)", format="%.3f")})
 with right:
     st.plotly_chart(charts.feature_scores(table["term"].tolist(), table["score"].tolist(),
                                           title=f"Selected terms for {label}", score_name=METHODS[cfg.selection]),
