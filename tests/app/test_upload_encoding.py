@@ -2,7 +2,7 @@
 "auto" and shows the encoding report; a named encoding that fails says which field to change."""
 from __future__ import annotations
 
-from app_testutil import frame_with, no_exceptions
+from app_testutil import frame_with, no_exceptions, texts
 from corpus_fixtures import corpus_files, zip_bytes
 
 
@@ -40,7 +40,7 @@ def test_a_named_encoding_that_fails_names_the_encoding_field(app):
     app.selectbox(key="upload_encoding").set_value("utf-8")
     app.file_uploader(key="corpus_upload").upload("mixed.zip", zip_bytes(gen.files, "mixed/"), "application/zip").run()
     no_exceptions(app)
-    errors = [e.value for e in app.error]
+    errors = texts(app, "error")
     assert errors and "mixed.zip:mixed/" in errors[0], errors
     assert errors[0].endswith("; choose auto in the Encoding field") and "--encoding" not in errors[0]
     assert "encoding=" not in errors[0]
