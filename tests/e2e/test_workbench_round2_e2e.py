@@ -1,0 +1,131 @@
+"""The workbench in a real browser, round 2 (Reuters-21578 from $HBNLAB_REUTERS_DIR):
+
+1. a naive Bayes job on the synthetic corpus, then the "Quick demo" preset (Reuters, 3 classes,
+   HBN-OR and NB, 16 restarts) -- its wall time from the click to the finished job is printed;
+2. the result pages follow the newest job; pinning the synthetic job marks it as trained on
+   another corpus than the current one;
+3. Compare: the demo's two classifiers side by side with paired-bootstrap intervals;
+4. the first load of every page on Reuters (warm) and the Structure page's redraw after a B
+   slider move, printed.
+Screenshots: test-output/e2e/round2-*.png."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from test_workbench_e2e import CHROMIUM, FLAGS, _idle, _nav, _rendered, _shot, _tree_svg
+
+pytestmark = pytest.mark.e2e
+
+
+def _wait_job(home, job_id, timeout=600):
+    from hbnlab.jobs.registry import RunRegistry
+
+    reg = RunRegistry(home / "runs")
+    deadline = time.monotonic() + timeout
+    while True:
+        rec = reg.get(job_id)
+        if rec is not None and rec.state not in ("queued", "running"):
+            return rec
+        assert time.monotonic() < deadline, f"job {job_id} not finished: {rec and rec.state}"
+        time.sleep(0.25)
+
+
+def test_two_corpora_demo_preset_compare_and_page_times(server):
+    from playwright.sync_api import sync_playwright
+
+    if not os.environ.get("HBNLAB_REUTERS_DIR"):
+        pytest.fail("HBNLAB_REUTERS_DIR is not set; it must point at Reuters-21578 Distribution 1.0")
+    url, home = server
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.set_default_timeout(120_000)
+        page.goto(url)
+        page.get_by_role("button", name="Start with the synthetic corpus").click()
+        page.get_by_role("heading", name="Corpus").first.wait_for()
+        _idle(page)
+
+        # job 1: naive Bayes on the synthetic corpus
+        _nav(page, "Training")
+        page.locator('[data-testid="stMultiSelect"]', has_text="Classifiers").locator(
+            '[aria-label="Clear all"], [data-testid="stMultiSelectClearAll"]').first.click()
+        page.keyboard.press("Escape")
+        page.locator('[data-testid="stMultiSelect"]', has_text="Classifiers").click()
+        page.get_by_role("option", name="NB", exact=True).click()
+        page.keyboard.press("Escape")
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("Submitted training job #1").wait_for()
+        assert _wait_job(home, 1).state == "done"
+
+        # job 2: the quick demo preset on Reuters, timed from the click to the finished job
+        _idle(page)
+        t0 = time.monotonic()
+        page.get_by_role("button", name="Quick demo").click()
+        page.get_by_text("Submitted job #2 (Quick demo)").wait_for(timeout=300_000)
+        rec = _wait_job(home, 2)
+        demo_seconds = time.monotonic() - t0
+        assert rec.state == "done", rec.error
+        assert rec.spec.params["config"]["corpus"] == "reuters" and len(rec.spec.params["classes"]) == 3
+        print(f"quick demo preset: {demo_seconds:.1f} s wall from the click to the finished job "
+              f"(3 classes, HBN-OR + NB, 16 restarts)")
+
+        # the Evaluation page follows the newest job; pinning job 1 marks its other corpus
+        _nav(page, "Evaluation")
+        page.get_by_text("Following the newest finished job").wait_for()
+        page.get_by_text("Job #2 · reuters21578-modapte").wait_for()
+        _rendered(page, plots=2, frames=2)
+        _shot(page, "round2-01_evaluation_newest")
+        page.locator('[data-testid="stSelectbox"]').first.click()
+        page.get_by_role("option").filter(has_text="#1 ·").click()
+        page.get_by_text("was trained on another corpus").wait_for()
+        page.get_by_text("Pinned to job #1; the newest finished job is #2").wait_for()
+        page.get_by_text("Job #1 · synthetic").wait_for()
+        _idle(page)
+        _shot(page, "round2-02_evaluation_pinned_other_corpus")
+        page.get_by_role("button", name="Follow the newest").click()
+        page.get_by_text("Following the newest finished job").wait_for()
+        _idle(page)
+
+        # Compare: the demo's HBN-OR against its NB
+        _nav(page, "Compare")
+        page.locator('[data-testid="stMultiSelect"]').first.click()
+        page.keyboard.press("Escape")
+        page.get_by_text("How sure is the difference?").wait_for()
+        _idle(page)
+        body = page.locator("body").inner_text()
+        assert "points against" in body
+        _rendered(page, frames=2)
+        _shot(page, "round2-03_compare")
+
+        # first load of every page on Reuters (warm: the corpus is cached by the demo)
+        times = {}
+        for title in ("Corpus", "Features", "Structure", "Training", "Tuning", "Evaluation", "Explain",
+                      "Compare", "Export", "Learn"):
+            t1 = time.monotonic()
+            page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+            page.get_by_role("heading", name=title).first.wait_for()
+            page.wait_for_function(           # the script run is over (no "Stop" / "Running" status)
+                "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+                " return !w || !(w.innerText.includes('Stop') || w.innerText.includes('Running')); }",
+                polling=50)
+            times[title] = time.monotonic() - t1
+            _idle(page)
+        print("first load on Reuters (warm), seconds: "
+              + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
+
+        # the Structure page's redraw after one step of the B slider
+        _nav(page, "Structure")
+        before = _tree_svg(page)
+        slider = page.get_by_role("slider").first
+        slider.focus()
+        t2 = time.monotonic()
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(
+            "(old) => { const s = document.querySelector('[data-testid=\"stGraphVizChart\"] svg');"
+            " return s && s.innerHTML !== old; }", arg=before, timeout=60_000)
+        print(f"structure redraw after a B slider step on Reuters: {time.monotonic() - t2:.2f} s")
+        page.wait_for_timeout(1500)
+        _shot(page, "round2-04_structure_after_slider")
+        browser.close()
