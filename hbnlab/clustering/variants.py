@@ -103,7 +103,10 @@ class ClusteringVariant:
     @property
     def name(self) -> str:
         """``"avg"`` for the default reading, else ``"avg[class_prior=data, tie_order=last]"``."""
-        changed = [f"{f.name}={'e' if f.name == 'log_base' and getattr(self, f.name) == math.e else getattr(self, f.name)}"
+        def shown(value):
+            return "e" if value == math.e else value
+
+        changed = [f"{f.name}={shown(getattr(self, f.name))}"
                    for f in fields(self) if f.name != "algorithm" and getattr(self, f.name) != f.default]
         return self.algorithm + (f"[{', '.join(changed)}]" if changed else "")
 
