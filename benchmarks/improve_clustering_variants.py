@@ -65,8 +65,9 @@ def variants() -> list[ClusteringVariant]:
     return out
 
 
-def trade_tree(data, variant, n_features):
-    B, alpha = TABLE_4_1[variant.algorithm]
+def trade_tree(data, variant, n_features, B=None, alpha=None):
+    B0, alpha0 = TABLE_4_1[variant.algorithm]
+    B, alpha = B0 if B is None else B, alpha0 if alpha is None else alpha
     j = data.category_index("trade")
     cols = data.selected_columns("trade", n_features)
     names = [data.vocabulary[c] for c in cols]
@@ -84,6 +85,23 @@ def trade_tree(data, variant, n_features):
         matches = n_hidden_top == 1 and hidden_kids.count(2) == 1 and max(hidden_kids) == 2
     return {"B": B, "alpha": alpha, "class_feature_parents": direct, "class_hidden_parents": n_hidden_top,
             "matches_thesis_figure": bool(matches), "text": tree.to_text()}
+
+
+#: alphas scanned for the smallest one that gives figs 4.1 / 4.2 (our reading, Table 4.1's B)
+ALPHA_SCAN = (0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.09, 0.12, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 2.0, 5.0, 10.0)
+
+
+def alpha_needed(data, variant, n_features):
+    """The smallest alpha of :data:`ALPHA_SCAN` whose trade tree matches the thesis's figure
+    (B of Table 4.1), with the class's feature parents at every scanned alpha."""
+    B = TABLE_4_1[variant.algorithm][0]
+    found, parents = None, {}
+    for alpha in ALPHA_SCAN:
+        t = trade_tree(data, variant, n_features, B=B, alpha=alpha)
+        parents[str(alpha)] = t["class_feature_parents"]
+        if found is None and t["matches_thesis_figure"]:
+            found = alpha
+    return {"B": B, "smallest_alpha": found, "class_feature_parents": parents}
 
 
 def _fit_score(split, j, cols, variant, alpha, n_restarts):
@@ -152,6 +170,8 @@ def main(argv=None) -> int:
             validation[str(alpha)] = {"micro": micro, "paper": PAPER_ROWS[v.algorithm][alpha][0],
                                       **({"same_trees_as": same_as} if reused else {})}
         row = {"variant": v.name, "options": v.to_dict(), "trade_tree": tree, "validation": validation}
+        if v.algorithm in ("avg", "or"):
+            row["alpha_for_thesis_tree"] = alpha_needed(data, v, args.features)
         line = (f"{v.name:40s} trade tree like the thesis: {tree['matches_thesis_figure']!s:5s}  "
                 f"class's feature parents {tree['class_feature_parents']}")
         if validation:
