@@ -146,20 +146,40 @@ class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.idf_ = _idf(self.train_counts_, self.weighting)
         self.train_vectors_ = knn_weight_rows(self.train_counts_, self.idf_, self.weighting)
 
+    def _blocks(self, X):
+        """Per block of query rows: (row slice, unit query rows, k-nearest mask over the training
+        documents, similarities); ``X`` holds the selected columns."""
+        Q = knn_weight_rows(as_count_matrix(X), self.idf_, self.weighting)
+        T = self.train_vectors_.T.tocsc()
+        for start in range(0, Q.shape[0], _BLOCK_ROWS):
+            rows = slice(start, start + _BLOCK_ROWS)
+            S = (Q[rows] @ T).toarray()
+            yield rows, Q[rows], nearest_neighbour_mask(S, self.k), S
+
     def _similarity_sums(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Summed similarity of the positive and of the negative documents among each row's k
         nearest training documents, ``(s_pos, s_neg)``; ``X`` holds the selected columns."""
-        Q = knn_weight_rows(as_count_matrix(X), self.idf_, self.weighting)
-        T = self.train_vectors_.T.tocsc()
         pos = self.train_labels_.astype(bool)
-        s_pos = np.empty(Q.shape[0])
-        s_neg = np.empty(Q.shape[0])
-        for start in range(0, Q.shape[0], _BLOCK_ROWS):
-            S = (Q[start:start + _BLOCK_ROWS] @ T).toarray()
-            S_near = np.where(nearest_neighbour_mask(S, self.k), S, 0.0)
-            s_pos[start:start + _BLOCK_ROWS] = S_near[:, pos].sum(axis=1)
-            s_neg[start:start + _BLOCK_ROWS] = S_near[:, ~pos].sum(axis=1)
+        s_pos = np.empty(X.shape[0])
+        s_neg = np.empty(X.shape[0])
+        for rows, _, near, S in self._blocks(X):
+            S_near = np.where(near, S, 0.0)
+            s_pos[rows] = S_near[:, pos].sum(axis=1)
+            s_neg[rows] = S_near[:, ~pos].sum(axis=1)
         return s_pos, s_neg
+
+    def term_contributions(self, X) -> sp.csr_matrix:
+        """Each selected term's share of the decision function, sparse (n_documents, n_selected).
+
+        With the neighbour set fixed, s_pos = sum over the positive neighbours d of q . d, so term
+        t contributes q_t * sum_d d_t; the row sums are the decision values.
+        """
+        pos = self.train_labels_.astype(bool)
+        parts = []
+        for _, Q, near, _ in self._blocks(self._check_X(X)):
+            centroid = sp.csr_matrix(near & pos[None, :], dtype=np.float64) @ self.train_vectors_
+            parts.append(sp.csr_matrix(Q.multiply(centroid)))
+        return sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, self.selected_features_.size))
 
     def neighbour_similarity(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``(s_pos, s_neg)``: per document, the summed cosine of the positive and of the negative

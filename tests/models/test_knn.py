@@ -107,6 +107,15 @@ def test_neighbours_agree_with_sklearn_cosine(seed):
     np.testing.assert_allclose(s_pos + s_neg, (1.0 - dist).sum(axis=1), atol=1e-10)  # ties or not
 
 
+def test_term_contributions_sum_to_the_decision_function(monkeypatch):
+    X, y, Q = _data(6, n=50, q=20)
+    monkeypatch.setattr("hbnlab.models.knn._BLOCK_ROWS", 7)
+    knn = KNNBinaryClassifier(k=5, n_features=12).fit(X, y)
+    tc = knn.term_contributions(Q)
+    assert sp.issparse(tc) and tc.shape == (Q.shape[0], 12)
+    np.testing.assert_allclose(np.asarray(tc.sum(axis=1)).ravel(), knn.decision_function(Q), atol=1e-12)
+
+
 def test_dense_sparse_and_blocks_agree(monkeypatch):
     X, y, Q = _data(4, n=60, q=40)
     want = KNNBinaryClassifier(k=7).fit(X, y).decision_function(Q)
