@@ -22,7 +22,12 @@ checks it):
     The P(C) in I(X, C) = sum_{x,c} P(x, c) log(P(c | x) / P(c)): ``"implied"`` (ours, the marginal
     of the joint itself, a proper mutual information), ``"data"`` (the P(C = c_m) that fig. 3.6
     step 2 computes once from the data, also for merged AVG clusters, whose averaged joint has
-    another marginal -- fig. 3.7) or ``"uniform"`` (1 / |C|).
+    another marginal -- fig. 3.7) or ``"uniform"`` (1 / |C|).  With a count-based joint (every
+    singleton, every OR cluster) ``"data"`` is ``"implied"``, and ``"uniform"`` is I(X, C) plus the
+    constant log|C| - H(C): the constant cancels from every comparison of OR's loss (dI gains it
+    once, at the same k for all pairs of a step) and of DEP's Expression 3.1 (the penalty gains it
+    times the number of clusters, equal across the candidates of a step), so only AVG's merged
+    clusters can tell the three apart.
 ``tie_order``
     Which of equally good candidates wins (within a relative 1e-10): ``"first"`` (ours: lowest
     (i, j) in the initial order, a strict ``<`` scan) or ``"last"`` (a ``<=`` scan).

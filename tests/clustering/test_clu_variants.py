@@ -56,6 +56,15 @@ def test_data_prior_changes_only_merged_avg_clusters():
             cluster_features_or(X, y, features, B, 0.09)
 
 
+@pytest.mark.parametrize("algorithm", ["or", "dep"])
+def test_uniform_prior_is_a_constant_shift_that_cancels_for_or_and_dep(algorithm):
+    for seed in range(5):
+        X, y, features, B = _data(seed)
+        for alpha in ALPHAS[algorithm]:
+            assert ClusteringVariant(algorithm, class_prior="uniform")(X, y, features, B, alpha) == \
+                FAST[algorithm](X, y, features, B, alpha)
+
+
 def test_uniform_prior_information_by_hand():
     v = ClusteringVariant("avg", class_prior="uniform")
     # P(X=1) = 0.5, P(C=1|X=1) = 1, P(C=1|X=0) = 0: I = 0.5 log2(1/0.5) * 2 = 1 bit
