@@ -4,7 +4,8 @@ validation rows?  (Karčiauskas 2002: figs 4.1-4.3, Tables 4.2-4.4.)
 Usage::
 
     HBNLAB_REUTERS_DIR=... python benchmarks/improve_clustering_variants.py \\
-        [--n-restarts 8] [--features 30] [--n-jobs 1] [--json benchmarks/results/improve_clustering_variants.json]
+        [--n-restarts 8] [--features 30] [--n-jobs 1] [--algorithms avg,or,dep] [--trees-only]
+        [--json benchmarks/results/improve_clustering_variants.json]
 
 For each :class:`hbnlab.clustering.variants.ClusteringVariant` of AVG, OR and DEP:
 
@@ -52,9 +53,9 @@ BEST_ALPHA = {"avg": 0.03, "or": 0.05, "dep": 150.0}
 PAPER_ROWS = {"avg": pv.TABLE_4_2, "or": pv.TABLE_4_3, "dep": pv.TABLE_4_4}
 
 
-def variants() -> list[ClusteringVariant]:
+def variants(algorithms=("avg", "or", "dep")) -> list[ClusteringVariant]:
     out = []
-    for alg in ("avg", "or", "dep"):
+    for alg in algorithms:
         out += [ClusteringVariant(alg), ClusteringVariant(alg, log_base=math.e),
                 ClusteringVariant(alg, class_prior="data"), ClusteringVariant(alg, class_prior="uniform"),
                 ClusteringVariant(alg, tie_order="last"), ClusteringVariant(alg, feature_order="info_asc"),
@@ -131,6 +132,7 @@ def _write(args, argv, data, rows, t0) -> dict:
     doc = {
         "command": "python benchmarks/improve_clustering_variants.py " + " ".join(argv or sys.argv[1:]),
         "settings": {"n_restarts": args.n_restarts, "n_features": args.features, "validation_B": 7,
+                     "algorithms": args.algorithms,
                      "trade_tree_params": TABLE_4_1, "best_alpha": BEST_ALPHA, "random_state": 0},
         "corpus": data.corpus_json(),
         "variants": rows,
@@ -152,6 +154,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--json", default="benchmarks/results/improve_clustering_variants.json")
     ap.add_argument("--trees-only", action="store_true", help="only the trade trees (seconds; no EM)")
+    ap.add_argument("--algorithms", default="avg,or,dep", help="comma list of avg, or, dep")
     args = ap.parse_args(argv)
     if not args.reuters_dir:
         print("set HBNLAB_REUTERS_DIR or pass --reuters-dir", file=sys.stderr)
@@ -161,7 +164,7 @@ def main(argv=None) -> int:
     js = tunable_indices(data)
     cache: dict = {}
     rows = []
-    for v in variants():
+    for v in variants(tuple(a.strip() for a in args.algorithms.split(","))):
         tree = trade_tree(data, v, args.features)
         validation = {}
         for alpha in () if args.trees_only else (0.0, BEST_ALPHA[v.algorithm]):
