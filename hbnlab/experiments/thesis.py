@@ -62,7 +62,7 @@ def _fit_score(data: ProtocolData, label: str, name: str, n_features, params, st
     return res.scores, time.perf_counter() - t0, res.estimator
 
 
-def run_row(data: ProtocolData, name: str, n_features: int, *, params: dict | None = None,
+def run_row(data: ProtocolData, name: str, n_features: int | None, *, params: dict | None = None,
             stage: str = "test", random_state: int = 0, n_jobs: int = 1, keep_models: bool = False,
             category_indices=None, paper: bool | None = None) -> dict:
     """Train and score one classifier on every category; breakeven per class, micro, macro.
@@ -161,7 +161,7 @@ def reproduce_table_4_10(data: ProtocolData, rows=None, *, n_jobs: int = 1, tune
         if tune and grid:
             chosen, curve = tune_on_validation(data, name, nf, grid=grid, params=params, n_jobs=n_jobs, log=log)
             params.update(chosen)
-            what = ", ".join(f"{k}" for k in grid)
+            what = ", ".join(grid)
             log(f"  {name} ({_features_label(nf)}): {what} tuned on validation -> "
                 f"{tuning_label(chosen)} (micro by {what}: {curve})")
         row = run_row(data, name, nf, params=params, stage="test", n_jobs=n_jobs, random_state=random_state)
