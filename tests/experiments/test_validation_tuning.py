@@ -54,3 +54,13 @@ def test_table_rows_tune_only_what_the_row_does_not_fix(data):
     assert set(knn["tuning"]) == {"tf", "tfidf"}
     assert svm["params"]["C"] in learner("SVM").tuning["C"] and len(svm["tuning"]) == 6
     assert "KNN (all)" in thesis.format_table(res)
+
+
+def test_knn_is_offered_wherever_the_catalogue_is_read():
+    from hbnlab.export.model_io.registry import REGISTRY
+    from hbnlab.models.catalog import NEIGHBOUR_ROWS
+    from hbnlab.pipeline.config import CLASSIFIERS
+
+    assert "KNN" in CLASSIFIERS  # the workbench's Training page lists these
+    assert "KNNBinaryClassifier" in REGISTRY  # model files
+    assert "KNN" in NEIGHBOUR_ROWS  # --extra-rows
