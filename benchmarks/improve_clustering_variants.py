@@ -155,6 +155,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default="benchmarks/results/improve_clustering_variants.json")
     ap.add_argument("--trees-only", action="store_true", help="only the trade trees (seconds; no EM)")
     ap.add_argument("--algorithms", default="avg,or,dep", help="comma list of avg, or, dep")
+    ap.add_argument("--only", default=None, help="semicolon list of variant names (e.g. 'avg[class_prior=data]')")
+    ap.add_argument("--full-grid", action="store_true",
+                    help="validation at every alpha of the thesis's first tuning phase (Tables 4.2-4.4)")
     args = ap.parse_args(argv)
     if not args.reuters_dir:
         print("set HBNLAB_REUTERS_DIR or pass --reuters-dir", file=sys.stderr)
@@ -164,10 +167,14 @@ def main(argv=None) -> int:
     js = tunable_indices(data)
     cache: dict = {}
     rows = []
+    only = None if args.only is None else {n.strip() for n in args.only.split(";")}
     for v in variants(tuple(a.strip() for a in args.algorithms.split(","))):
+        if only is not None and v.name not in only:
+            continue
         tree = trade_tree(data, v, args.features)
         validation = {}
-        for alpha in () if args.trees_only else (0.0, BEST_ALPHA[v.algorithm]):
+        grid = pv.THESIS_ALPHA_GRIDS[v.algorithm] if args.full_grid else (0.0, BEST_ALPHA[v.algorithm])
+        for alpha in () if args.trees_only else grid:
             micro, same_as, reused = validation_micro(data, v, alpha, args.features, args.n_restarts, args.n_jobs,
                                                       cache, js)
             validation[str(alpha)] = {"micro": micro, "paper": PAPER_ROWS[v.algorithm][alpha][0],
@@ -180,6 +187,7 @@ def main(argv=None) -> int:
         if validation:
             a0, ab = validation["0.0"]["micro"], validation[str(BEST_ALPHA[v.algorithm])]["micro"]
             row["alpha0_below_best_alpha"] = bool(a0 < ab)
+            row["alpha0_worst"] = bool(a0 < min(r["micro"] for a, r in validation.items() if a != "0.0"))
             line += f"  validation micro alpha=0 {a0:.2f} vs alpha={BEST_ALPHA[v.algorithm]:g} {ab:.2f}"
         rows.append(row)
         print(f"{line}  [{time.perf_counter() - t0:.0f}s]", flush=True)
