@@ -195,7 +195,7 @@ def register(sub) -> None:
     r.add_argument("--n-jobs", type=int, default=2, help="parallel processes (default 2)")
     r.add_argument("--tune", action="store_true", help="table-4.10: tune B and alpha on validation (3 phases)")
     r.add_argument("--extra-rows", action="store_true", help="table-4.10: add the neighbours' learners")
-    r.add_argument("--rows", default=None, help="table-4.10: comma list like NB:30,HBN-OR:30")
+    r.add_argument("--rows", default=None, help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term)")
     r.add_argument("--n-restarts", type=int, default=None, help="EM restarts for HBN rows (default 64)")
     r.add_argument("--random-state", type=int, default=0)
     r.add_argument("--collection", default=None, choices=["reuters", "ohsumed", "20newsgroups"],

@@ -92,16 +92,24 @@ def three_phase_tuning(data, name: str, *, params=None, n_jobs=1, log=_quiet) ->
     return {"B": B, "alpha": a3, "history": history}
 
 
-def parse_rows(text: str) -> list[tuple[str, int]]:
-    """``"NB:30,HBN-OR:30"`` -> ``[("NB", 30), ("HBN-OR", 30)]`` (features default to 30)."""
+def parse_rows(text: str) -> list[tuple[str, int | None]]:
+    """``"NB:30,HBN-OR:30,KNN:all"`` -> ``[("NB", 30), ("HBN-OR", 30), ("KNN", None)]`` (features
+    default to 30; ``all``: every term of the vocabulary)."""
     rows = []
     for item in text.split(","):
         n, _, f = item.partition(":")
         learner(n.strip())
+        f = f.strip()
+        if f.lower() == "all":
+            rows.append((n.strip(), None))
+            continue
         try:
-            rows.append((n.strip(), int(f or 30)))
+            nf = int(f or 30)
         except ValueError:
-            raise ValueError(f"row {item.strip()!r}: the number of features must be an integer") from None
+            nf = 0
+        if nf < 1:
+            raise ValueError(f"row {item.strip()!r}: the number of features must be an integer >= 1 or 'all'")
+        rows.append((n.strip(), nf))
     return rows
 
 
@@ -160,7 +168,8 @@ def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None 
         return thesis.sweep_features(data, "NB", [30, 60, 100, 200, 300, 400, 500], n_jobs=n_jobs,
                                      paper=pv.TABLE_4_8 if published else None, log=log)
     elif target == "table-4.9":
-        C, curve = thesis.tune_svm_C(data, 30, n_jobs=n_jobs, log=log)
+        chosen, curve = thesis.tune_on_validation(data, "SVM", 30, n_jobs=n_jobs, log=log)
+        C = chosen["C"]
         log(f"  SVM C tuned at 30 features: {C} ({curve})")
         res = thesis.sweep_features(data, "SVM", [30, 60, 100, 200, 300, 400, 500], params={"C": C},
                                     n_jobs=n_jobs, paper=pv.TABLE_4_9 if published else None, log=log)

@@ -23,6 +23,7 @@ _EXPORTS = {
     "RocchioClassifier": "hbnlab.models.rocchio",
     "RocchioBinaryClassifier": "hbnlab.models.rocchio",
     "KDependenceBNClassifier": "hbnlab.models.kdb",
+    "KNNBinaryClassifier": "hbnlab.models.knn",
     "GreedyHNBClassifier": "hbnlab.models.greedy_hnb",
     "WordClusterNB": "hbnlab.models.word_cluster_nb",
 }

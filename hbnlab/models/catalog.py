@@ -18,6 +18,8 @@ Examples
 170.0
 >>> learner("OR-EQ12").fixed
 {'weights': 'eq12'}
+>>> learner("SVM").tuning
+{'C': (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)}
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from types import MappingProxyType
 from hbnlab.models.greedy_hnb import GreedyHNBClassifier
 from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.models.kdb import KDependenceBNClassifier
+from hbnlab.models.knn import KNNBinaryClassifier
 from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
 from hbnlab.models.or_gate import NoisyORBinaryClassifier
@@ -63,6 +66,10 @@ class Learner:
         One line for help texts and the workbench.
     family : {"tree", "thesis", "neighbour"}
         The thesis's HBN/HNB rows, its baselines (NB, SVM), the other papers' learners.
+    tuning : mapping
+        Hyper-parameter -> candidate values, chosen on the validation split before a test row
+        (:func:`hbnlab.experiments.thesis.tune_on_validation`: every combination, best validation
+        micro breakeven, ties to the combination listed first).  Empty: nothing is tuned this way.
     """
 
     name: str
@@ -71,6 +78,7 @@ class Learner:
     defaults: dict = field(default_factory=dict)
     description: str = ""
     family: str = "neighbour"
+    tuning: dict = field(default_factory=dict)
 
     @cached_property
     def param_names(self) -> tuple:
@@ -102,7 +110,8 @@ _ROWS = [
     *_tree_rows(),
     Learner("NB", BernoulliNBClassifier, {}, {"N0": 0.1},
             "Bernoulli naive Bayes with N0 smoothing (Karčiauskas 2002, sec. 1.4)", "thesis"),
-    Learner("SVM", LinearSVMClassifier, {}, {}, "linear SVM on binary features, Platt-scaled", "thesis"),
+    Learner("SVM", LinearSVMClassifier, {}, {}, "linear SVM on binary features, Platt-scaled", "thesis",
+            {"C": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)}),
     *[Learner(f"OR-EQ{e}", NoisyORBinaryClassifier, {"weights": f"eq{e}"}, {},
               f"noisy-OR gate, weights of eq. {e} (de Campos et al.)") for e in (11, 12, 15, 17)],
     Learner("MNB", MultinomialNBBinaryClassifier, {}, {}, "multinomial naive Bayes (de Campos et al., eqs. 2-6)"),
@@ -111,6 +120,10 @@ _ROWS = [
             "k-dependence Bayesian network (Chakrabarti, Mining the Web, ch. 5)"),
     Learner("GREEDY-HNB", GreedyHNBClassifier, {}, {},
             "greedy hierarchical naive Bayes (Langseth & Nielsen)"),
+    Learner("KNN", KNNBinaryClassifier, {}, {},
+            "k nearest neighbours, cosine on TF-IDF vectors (Chakrabarti, Mining the Web, sec. 5.4)",
+            # "logtfidf" equals "tfidf" on the thesis's binary features: not worth a grid point
+            tuning={"k": (1, 3, 5, 10, 20, 30, 45, 60), "weighting": ("tf", "tfidf")}),
 ]
 
 #: Every learner by upper-case name, in display order (thesis rows first).
@@ -120,7 +133,7 @@ TREE_LEARNERS = tuple(n for n, row in LEARNERS.items() if row.is_tree)
 #: Learners of Karčiauskas (2002), Table 4.10.
 TABLE_4_10_LEARNERS = ("NB", "SVM", "HBN-AVG", "HBN-OR", "HBN-DEP")
 #: The other papers' learners added to Table 4.10 by ``--extra-rows``.
-NEIGHBOUR_ROWS = ("KDB", "GREEDY-HNB", "OR-EQ12", "MNB", "ROCCHIO")
+NEIGHBOUR_ROWS = ("KDB", "GREEDY-HNB", "OR-EQ12", "MNB", "ROCCHIO", "KNN")
 
 
 def learner_names(family: str | None = None) -> list[str]:

@@ -21,7 +21,7 @@ class LinearSVMClassifier(BinaryTextClassifier):
     Parameters
     ----------
     C : float, default=1.0
-        Complexity constant; tune it on the validation split (:func:`tune_svm_C`).
+        Complexity constant; tune it on the validation split (:func:`hbnlab.experiments.thesis.tune_on_validation`).
     n_features, selection : see :class:`~hbnlab.models.base.BinaryTextClassifier`.
     binary : bool, default=True
         Use presence/absence features (the thesis's indexing); ``X`` must then be non-negative

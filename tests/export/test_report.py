@@ -261,3 +261,13 @@ def test_report_opens_offline_in_a_browser(page, tmp_path):
     if out:
         os.makedirs(out, exist_ok=True)
         shutil.copy(shot, os.path.join(out, "export-report.png"))
+
+
+def test_knn_runs_through_a_manifest_into_every_report_table():
+    m = ExperimentManifest.from_dict({**MANIFEST, "classifiers": [{"name": "KNN", "params": {"k": 5}}]})
+    result = run_manifest(m, keep_models=True)
+    tables = R.report_tables(result)
+    assert result.classifiers == ["KNN (10)"]
+    assert np.isfinite(tables["breakeven"].loc["micro", "KNN (10)"])
+    assert "KNN (10)" in R.markdown(result)
+    assert "KNN (10)" in R.build_report(result)

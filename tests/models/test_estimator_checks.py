@@ -4,6 +4,7 @@ from __future__ import annotations
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from hbnlab.models.kdb import KDependenceBNClassifier
+from hbnlab.models.knn import KNNBinaryClassifier
 from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier
 from hbnlab.models.or_gate import NoisyORBinaryClassifier
 from hbnlab.models.rocchio import RocchioBinaryClassifier
@@ -14,6 +15,8 @@ ESTIMATORS = [
     MultinomialNBBinaryClassifier(),
     RocchioBinaryClassifier(),
     KDependenceBNClassifier(k=2),
+    KNNBinaryClassifier(k=3),
+    KNNBinaryClassifier(k=1, weighting="tf"),
 ]
 
 

@@ -5,7 +5,8 @@ references) with ``from_state`` (the same attributes read back through a checkin
 :class:`~hbnlab.export.model_io.state.StateReader`).  This module holds the codec type, the
 pieces every binary text classifier shares (classes, selected columns, feature scores) and the
 codecs of the learners whose state is a few tables: Bernoulli and multinomial naive Bayes, the
-linear SVM, the noisy-OR gate, Rocchio, the k-dependence BN and the word-cluster naive Bayes.
+linear SVM, the noisy-OR gate, Rocchio, k nearest neighbours, the k-dependence BN and the word-cluster
+naive Bayes.
 The tree-shaped learners are in :mod:`hbnlab.export.model_io.tree_codecs`; the whitelist of
 loadable classes is :data:`hbnlab.export.model_io.registry.REGISTRY`.
 
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from hbnlab.export.model_io.spec import ModelFileError
 from hbnlab.export.model_io.state import StateReader, StateWriter
@@ -266,6 +268,41 @@ def _kdb_from(est, st, r):
     est.poly_coef_ = _moebius(table)
 
 
+# --------------------------------------------------------------------------- k nearest neighbours
+def _knn_to(est, w):
+    s = base_to_state(est, w)
+    X = est.train_counts_
+    s.update(train_counts_data_=w.array("train_counts.data", X.data, np.float64),
+             train_counts_indices_=w.array("train_counts.indices", X.indices, np.int64),
+             train_counts_indptr_=w.array("train_counts.indptr", X.indptr, np.int64),
+             train_labels_=w.array("train_labels_", est.train_labels_, np.int8))
+    return s
+
+
+def _knn_from(est, st, r):
+    from hbnlab.models.knn import WEIGHTINGS
+
+    m = base_from_state(est, st, r)
+    k = est.k
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ModelFileError(r.source, "params.k", f"must be an integer >= 1, got {k!r}")
+    if est.weighting not in WEIGHTINGS:
+        raise ModelFileError(r.source, "params.weighting", f"must be one of {WEIGHTINGS}, got {est.weighting!r}")
+    labels = r.array(st, "train_labels_", "int8", ndim=1, lo=0, hi=1)
+    n = labels.size
+    if n == 0 or labels.min() == labels.max():
+        raise r.error("train_labels_", "needs positive and negative training documents")
+    indptr = r.array(st, "train_counts_indptr_", "int64", shape=(n + 1,), lo=0)
+    if indptr[0] != 0 or np.any(np.diff(indptr) < 0):
+        raise r.error("train_counts_indptr_", "must start at 0 and never decrease")
+    nnz = int(indptr[-1])
+    indices = r.array(st, "train_counts_indices_", "int64", shape=(nnz,), lo=0, hi=m - 1)
+    data = r.array(st, "train_counts_data_", "float64", shape=(nnz,), finite=True, lo=0.0)
+    est.train_counts_ = sp.csr_matrix((data, indices, indptr), shape=(n, m))
+    est.train_labels_ = labels
+    est.build_index()  # the same operations as KNNBinaryClassifier.fit: bit-identical scores
+
+
 # --------------------------------------------------------------------------- word-cluster NB
 def _wcnb_to(est, w):
     return {"classes_": w.classes(est.classes_), "n_features_in_": int(est.n_features_in_),
@@ -299,6 +336,8 @@ CODECS = (
                  ("weights", "counts", "leak", "n_features", "selection"), _or_to, _or_from),
     LearnerCodec("RocchioBinaryClassifier", class_loader("hbnlab.models.rocchio", "RocchioBinaryClassifier"),
                  ("beta", "gamma", "sublinear_tf", "n_features", "selection"), _rocchio_to, _rocchio_from),
+    LearnerCodec("KNNBinaryClassifier", class_loader("hbnlab.models.knn", "KNNBinaryClassifier"),
+                 ("k", "weighting", "n_features", "selection"), _knn_to, _knn_from),
     LearnerCodec("KDependenceBNClassifier", class_loader("hbnlab.models.kdb", "KDependenceBNClassifier"),
                  ("k", "alpha", "min_cmi", "block_size", "n_features", "selection"), _kdb_to, _kdb_from),
     LearnerCodec("WordClusterNB", class_loader("hbnlab.models.word_cluster_nb", "WordClusterNB"),

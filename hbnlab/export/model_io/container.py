@@ -134,7 +134,8 @@ def model_to_bytes(model, *, indexing=None, vocabulary=None, corpus=None, label=
     if label is not None and (class_name is None or class_name == "class"):
         class_name = f"{label}TOPIC"  # the thesis's naming (figs 4.1-4.4)
     settings = {k: all_params[k] for k in ("B", "alpha", "N0", "C", "k", "clustering", "n_restarts", "random_state",
-                                          "n_features", "weights") if k in all_params and is_json_param(all_params[k])}
+                                          "n_features", "weights", "weighting")
+                if k in all_params and is_json_param(all_params[k])}
     doc = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,

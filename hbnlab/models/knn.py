@@ -1,0 +1,191 @@
+"""k nearest neighbours on TF-IDF vectors with cosine similarity (Chakrabarti 2003, sec. 5.4).
+
+Every training document is kept as a vector scaled to unit length; a query document's similarity
+s(d_q, d) to training document d is the cosine, a dot product of unit vectors.  Chakrabarti's
+eq. 5.2 scores class c by
+
+    score(c, d_q) = b_c + sum_{d in kNN(d_q), c in labels(d)} s(d_q, d),
+
+the similarities of those of the k most similar training documents that belong to c.  This binary
+estimator (one class against the rest, as every learner of the thesis) returns that score with
+b_c = 0 as its ``decision_function``: an offset constant over documents changes neither a class's
+ranking nor its breakeven point.  The score lies in [0, k]; ``predict`` (score > 0) therefore says
+"some positive document is among the k nearest", and ``predict_proba`` is the logistic of the
+score, a monotone transform and not a calibrated probability.
+
+Term weights (``weighting``, Chakrabarti 2003, sec. 5.4.2 "Is TFIDF appropriate?"):
+
+* ``"tf"``: the raw term frequency (on the thesis's binary indexing: presence), no IDF;
+* ``"tfidf"``: tf * log(N / df(t)), the IDF of the training documents (Joachims 1997, as
+  :mod:`hbnlab.models.rocchio`);
+* ``"logtfidf"``: (1 + log tf) * log(N / df(t)) -- equal to ``"tfidf"`` on binary features.
+
+Chakrabarti tunes k on held-out documents and warns that IDF, computed without the labels, can
+down-weight discriminative terms; :data:`hbnlab.models.catalog.LEARNERS` therefore lists a
+validation grid over both k and the weighting (used by
+:func:`hbnlab.experiments.thesis.tune_on_validation`).
+
+The k nearest neighbours of a block of query rows come from one sparse product and a partial sort
+(``numpy.partition``); among training documents with the same similarity the lower row index is
+nearer, so the neighbour set (and the score) never depends on the sort's internals.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.models.multinomial_nb import as_count_matrix
+from hbnlab.models.rocchio import tfidf_unit_rows
+
+__all__ = ["KNNBinaryClassifier", "WEIGHTINGS", "knn_weight_rows", "nearest_neighbour_mask"]
+
+#: Term weightings of :class:`KNNBinaryClassifier`.
+WEIGHTINGS = ("tf", "tfidf", "logtfidf")
+
+#: Query rows scored per sparse product: bounds the dense (rows x training documents) block.
+_BLOCK_ROWS = 512
+
+
+def _idf(X: sp.csr_matrix, weighting: str) -> np.ndarray:
+    """log(N / df) per column (0 for columns absent from ``X``), or ones for ``"tf"``."""
+    if weighting == "tf":
+        return np.ones(X.shape[1])
+    df = np.bincount(X.indices[X.data > 0], minlength=X.shape[1]).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(df > 0, np.log(X.shape[0] / np.maximum(df, 1.0)), 0.0)
+
+
+def knn_weight_rows(X: sp.csr_matrix, idf: np.ndarray, weighting: str) -> sp.csr_matrix:
+    """Rows of ``X`` weighted by ``weighting`` and scaled to unit length (all-zero rows stay zero)."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.eliminate_zeros()
+    return tfidf_unit_rows(X, idf, sublinear_tf=weighting == "logtfidf")
+
+
+def nearest_neighbour_mask(S: np.ndarray, k: int) -> np.ndarray:
+    """Boolean mask of each row's k largest entries of ``S`` (n_queries, n_train).
+
+    Ties at the k-th value go to the lower column index, so the mask is a function of ``S`` alone.
+
+    Examples
+    --------
+    >>> nearest_neighbour_mask(np.array([[0.5, 0.9, 0.5, 0.1]]), 2).astype(int).tolist()
+    [[1, 1, 0, 0]]
+    """
+    n = S.shape[1]
+    k = min(int(k), n)
+    # the k-th largest value of each row; partitioning -S at k - 1 is the fast direction on rows
+    # that are mostly zeros (NumPy's introselect is slow selecting near the top of many ties)
+    kth = -np.partition(-S, k - 1, axis=1)[:, k - 1][:, None]
+    above = S > kth
+    tied = S == kth
+    need = k - above.sum(axis=1, keepdims=True)
+    return above | (tied & (np.cumsum(tied, axis=1) <= need))
+
+
+class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
+    """k-NN with cosine similarity on TF-IDF vectors, one class against the rest (Chakrabarti 2003,
+    sec. 5.4, eq. 5.2 with b_c = 0).
+
+    Parameters
+    ----------
+    k : int, default=10
+        Number of nearest training documents (more than the training set: all of them).
+    weighting : {"tf", "tfidf", "logtfidf"}, default="tfidf"
+        Term weights before the cosine (see the module docstring).
+    n_features : int or None, default=None
+        Locally selected terms (``None``: every column).
+    selection : str, default="ig"
+
+    Attributes
+    ----------
+    idf_ : ndarray (n_selected,)
+        The IDF of the training documents (ones for ``"tf"``).
+    train_counts_ : csr_matrix (n_train, n_selected)
+        The training documents' term counts on the selected columns (the lazy learner's memory).
+    train_labels_ : ndarray of int8 (n_train,)
+        1 for the positive training documents.
+    train_vectors_ : csr_matrix (n_train, n_selected)
+        ``train_counts_`` weighted and scaled to unit length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]])
+    >>> knn = KNNBinaryClassifier(k=2, weighting="tf").fit(X, np.array([1, 1, 0, 0]))
+    >>> knn.decision_function(np.array([[1, 0, 0]])).round(4).tolist()  # neighbours: docs 1 and 0
+    [1.7071]
+    """
+
+    _poor_score_on_generic_data = True  # presence/count model (see the base class)
+
+    def __init__(self, *, k=10, weighting="tfidf", n_features=None, selection="ig"):
+        self.k = k
+        self.weighting = weighting
+        self.n_features = n_features
+        self.selection = selection
+
+    def _check_params(self) -> None:
+        if isinstance(self.k, bool) or not isinstance(self.k, numbers.Integral) or self.k < 1:
+            raise ValueError(f"k must be an integer >= 1, got {self.k!r}")
+        if self.weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {self.weighting!r}")
+
+    def _fit_selected(self, X, y):
+        self._check_params()
+        self.train_counts_ = as_count_matrix(X)
+        self.train_labels_ = np.asarray(y, dtype=np.int8)
+        self.build_index()
+        return self
+
+    def build_index(self) -> None:
+        """IDF and unit training vectors from ``train_counts_`` (also rebuilt by the model loader)."""
+        self.idf_ = _idf(self.train_counts_, self.weighting)
+        self.train_vectors_ = knn_weight_rows(self.train_counts_, self.idf_, self.weighting)
+
+    def _blocks(self, X):
+        """Per block of query rows: (row slice, unit query rows, k-nearest mask over the training
+        documents, similarities); ``X`` holds the selected columns."""
+        Q = knn_weight_rows(as_count_matrix(X), self.idf_, self.weighting)
+        T = self.train_vectors_.T.tocsc()
+        for start in range(0, Q.shape[0], _BLOCK_ROWS):
+            rows = slice(start, start + _BLOCK_ROWS)
+            S = (Q[rows] @ T).toarray()
+            yield rows, Q[rows], nearest_neighbour_mask(S, self.k), S
+
+    def _similarity_sums(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Summed similarity of the positive and of the negative documents among each row's k
+        nearest training documents, ``(s_pos, s_neg)``; ``X`` holds the selected columns."""
+        pos = self.train_labels_.astype(bool)
+        s_pos = np.empty(X.shape[0])
+        s_neg = np.empty(X.shape[0])
+        for rows, _, near, S in self._blocks(X):
+            S_near = np.where(near, S, 0.0)
+            s_pos[rows] = S_near[:, pos].sum(axis=1)
+            s_neg[rows] = S_near[:, ~pos].sum(axis=1)
+        return s_pos, s_neg
+
+    def term_contributions(self, X) -> sp.csr_matrix:
+        """Each selected term's share of the decision function, sparse (n_documents, n_selected).
+
+        With the neighbour set fixed, s_pos = sum over the positive neighbours d of q . d, so term
+        t contributes q_t * sum_d d_t; the row sums are the decision values.
+        """
+        pos = self.train_labels_.astype(bool)
+        parts = []
+        for _, Q, near, _ in self._blocks(self._check_X(X)):
+            centroid = sp.csr_matrix(near & pos[None, :], dtype=np.float64) @ self.train_vectors_
+            parts.append(sp.csr_matrix(Q.multiply(centroid)))
+        return sp.vstack(parts, format="csr") if parts else sp.csr_matrix((0, self.selected_features_.size))
+
+    def neighbour_similarity(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(s_pos, s_neg)``: per document, the summed cosine of the positive and of the negative
+        training documents among its k nearest (``s_pos`` is the decision function)."""
+        return self._similarity_sums(self._check_X(X))
+
+    def _log_odds(self, X):
+        # Chakrabarti 2003, eq. 5.2 with b_c = 0
+        return self._similarity_sums(X)[0]
