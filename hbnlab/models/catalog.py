@@ -36,6 +36,7 @@ from hbnlab.models.naive_bayes import BernoulliNBClassifier
 from hbnlab.models.or_gate import NoisyORBinaryClassifier
 from hbnlab.models.rocchio import RocchioBinaryClassifier
 from hbnlab.models.svm import LinearSVMClassifier
+from hbnlab.models.word_cluster_nb import WordGroupNBClassifier
 
 __all__ = ["Learner", "LEARNERS", "TABLE_4_1", "CLUSTERINGS", "TREE_LEARNERS", "TABLE_4_10_LEARNERS",
            "NEIGHBOUR_ROWS", "learner", "learner_names", "is_tree_learner", "tree_parts", "tree_learner_name",
@@ -120,6 +121,8 @@ _ROWS = [
             "k-dependence Bayesian network (Chakrabarti, Mining the Web, ch. 5)"),
     Learner("GREEDY-HNB", GreedyHNBClassifier, {}, {},
             "greedy hierarchical naive Bayes (Langseth & Nielsen)"),
+    Learner("WORD-GROUPS", WordGroupNBClassifier, {}, {},
+            "naive Bayes over distributional word groups (Baker & McCallum 1998; Verbeek 2000)"),
     Learner("KNN", KNNBinaryClassifier, {}, {},
             "k nearest neighbours, cosine on TF-IDF vectors (Chakrabarti, Mining the Web, sec. 5.4)",
             # "logtfidf" equals "tfidf" on the thesis's binary features: not worth a grid point

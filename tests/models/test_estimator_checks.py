@@ -8,6 +8,7 @@ from hbnlab.models.knn import KNNBinaryClassifier
 from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier
 from hbnlab.models.or_gate import NoisyORBinaryClassifier
 from hbnlab.models.rocchio import RocchioBinaryClassifier
+from hbnlab.models.word_cluster_nb import WordGroupNBClassifier
 
 ESTIMATORS = [
     NoisyORBinaryClassifier(weights="eq12"),
@@ -17,6 +18,7 @@ ESTIMATORS = [
     KDependenceBNClassifier(k=2),
     KNNBinaryClassifier(k=3),
     KNNBinaryClassifier(k=1, weighting="tf"),
+    WordGroupNBClassifier(n_clusters=3),
 ]
 
 

@@ -109,3 +109,23 @@ def test_sklearn_estimator_checks():
         WordClusterNB(n_clusters=50),
         expected_failed_checks={"check_decision_proba_consistency": "negative values in test X"},
     )
+
+
+def test_word_group_classifier_is_the_two_class_model_over_the_selected_terms():
+    """The binary learner of the catalogue: its log-odds are WordClusterNB's on the selected
+    columns, and its term contributions add up (with the prior log-odds) to them."""
+    import scipy.sparse as sp
+
+    from hbnlab.models.catalog import make_classifier
+    from hbnlab.models.word_cluster_nb import WordClusterNB
+
+    rng = np.random.default_rng(0)
+    y = rng.random(200) < 0.3
+    X = sp.csr_matrix(rng.poisson(0.3 + 1.5 * np.outer(y, rng.random(40) < 0.3), size=(200, 40)).astype(float))
+    est = make_classifier("WORD-GROUPS", 20, {"n_clusters": 5}).fit(X, y.astype(int))
+    cols = est.selected_features_
+    ref = WordClusterNB(5).fit(X[:, cols], y.astype(int))
+    np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X[:, cols]))
+    prior = ref.class_log_prior_[1] - ref.class_log_prior_[0]
+    np.testing.assert_allclose(np.asarray(est.term_contributions(X).sum(axis=1)).ravel() + prior,
+                               est.decision_function(X))

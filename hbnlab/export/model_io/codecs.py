@@ -323,6 +323,27 @@ def _wcnb_from(est, st, r):
     est.class_log_prior_ = r.distribution(st, "class_log_prior_", shape=(K,), log=True)
 
 
+def _wgnb_to(est, w):
+    s = base_to_state(est, w)
+    s["model_"] = _wcnb_to(est.model_, w)
+    return s
+
+
+def _wgnb_from(est, st, r):
+    from hbnlab.models.word_cluster_nb import WordClusterNB
+
+    m = base_from_state(est, st, r)
+    sub = st.get("model_")
+    if not isinstance(sub, dict):
+        raise r.error("model_", "missing or not an object")
+    model = WordClusterNB(est.n_clusters, pool_size=est.pool_size, alpha=est.alpha)
+    _wcnb_from(model, sub, r)
+    if model.n_features_in_ != m or model.classes_.size != 2:
+        raise r.error("model_", f"expects {model.n_features_in_} terms and {model.classes_.size} classes; "
+                                f"the classifier selects {m} terms of 2 classes")
+    est.model_ = model
+
+
 # --------------------------------------------------------------------------- the codecs
 CODECS = (
     LearnerCodec("BernoulliNBClassifier", class_loader("hbnlab.models.naive_bayes", "BernoulliNBClassifier"),
@@ -342,4 +363,6 @@ CODECS = (
                  ("k", "alpha", "min_cmi", "block_size", "n_features", "selection"), _kdb_to, _kdb_from),
     LearnerCodec("WordClusterNB", class_loader("hbnlab.models.word_cluster_nb", "WordClusterNB"),
                  ("n_clusters", "pool_size", "alpha"), _wcnb_to, _wcnb_from, binary=False),
+    LearnerCodec("WordGroupNBClassifier", class_loader("hbnlab.models.word_cluster_nb", "WordGroupNBClassifier"),
+                 ("n_clusters", "pool_size", "alpha", "n_features", "selection"), _wgnb_to, _wgnb_from),
 )
