@@ -435,7 +435,7 @@ table.hbn-table th{background:#f3f3f3}table.hbn-table td:first-child,table.hbn-t
 .badge{display:inline-block;background:#fff3cd;border:1px solid #e0c36a;padding:4px 10px;border-radius:4px;
 margin:.5em 0}
 .note{color:#666;font-size:.9em}.tree{display:inline-block;vertical-align:top;margin:1em;max-width:100%;
-overflow:auto;border:1px solid #eee;padding:.5em}.tree h3{font-size:1em;margin:.2em 0}.tree svg{max-width:100%;
+overflow-x:auto;border:1px solid #eee;padding:.5em}.tree h3{font-size:1em;margin:.2em 0}.tree svg{max-width:none;
 height:auto}.figure{margin:1em 0;border:1px solid #eee}
 nav a{margin-right:1em}table.hbn-kv td{text-align:left;font-family:ui-monospace,Menlo,Consolas,monospace}
 """

@@ -249,13 +249,19 @@ def test_report_opens_offline_in_a_browser(page, tmp_path):
             n_plots = pg.evaluate("document.querySelectorAll('.js-plotly-plot').length")
             n_figs = pg.evaluate("document.querySelectorAll('div.figure').length")
             n_trees = pg.evaluate("document.querySelectorAll('div.tree svg').length")
+            # every tree is drawn at its own size, even in a narrow window (a wide tree scrolls in
+            # its box, never squeezed)
+            pg.set_viewport_size({"width": 360, "height": 1600})
+            squeezed = pg.evaluate("[...document.querySelectorAll('div.tree svg')].filter(s => "
+                                   "Math.abs(s.getBoundingClientRect().width - s.width.baseVal.value) > 1).length")
+            pg.set_viewport_size({"width": 1280, "height": 1600})
             shot = tmp_path / "report.png"
             pg.locator("#pr-curves").scroll_into_view_if_needed()
             pg.screenshot(path=str(shot), full_page=False)
         finally:
             browser.close()
     assert blocked == []
-    assert n_plots == n_figs > 0 and n_trees > 0
+    assert n_plots == n_figs > 0 and n_trees > 0 and squeezed == 0
     assert shot.stat().st_size > 10_000
     out = os.environ.get("HBNLAB_SCREENSHOT_DIR")
     if out:
