@@ -22,9 +22,9 @@ picked = [labels[k] for k in chosen]
 with widgets.readable_errors():
     table = services.compare_table(picked)
 st.subheader("Breakeven (%) side by side")
-st.dataframe(table, key="c_table", column_config={c: st.column_config.NumberColumn(format="%+.1f" if "−" in c
-                                                                                   else "%.1f")
-                                                  for c in table.columns})
+st.dataframe(table, key="c_table", height=widgets.table_height(table),
+             column_config={c: st.column_config.NumberColumn(format="%+.1f" if "−" in c else "%.1f")
+                            for c in table.columns})
 
 st.subheader("How sure is the difference?")
 c1, c2, c3 = st.columns([2, 1, 1])

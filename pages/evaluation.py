@@ -14,14 +14,14 @@ st.subheader("Breakeven (%)")
 table = services.breakeven_table(job_id)
 if out.compare_with_thesis():
     st.caption("Columns `thesis ...`: Karčiauskas (2002), Table 4.10, beside ours.")
-st.dataframe(table, key="e_breakeven", column_config={c: st.column_config.NumberColumn(format="%.1f")
-                                                      for c in table.columns})
+st.dataframe(table, key="e_breakeven", height=widgets.table_height(table),
+             column_config={c: st.column_config.NumberColumn(format="%.1f") for c in table.columns})
 st.plotly_chart(charts.breakeven_bars(table), key="e_bars")
 
 st.subheader("Ranking measures (%)")
 ranking = services.ranking_table(job_id)
-st.dataframe(ranking, key="e_ranking", column_config={c: st.column_config.NumberColumn(format="%.1f")
-                                                     for c in ranking.columns})
+st.dataframe(ranking, key="e_ranking", height=widgets.table_height(ranking),
+             column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ranking.columns})
 st.caption("11-point average precision and F1@k rank the trained classes for each document "
            "(de Campos et al., sec. 4); they need at least two classes.")
 

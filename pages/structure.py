@@ -37,7 +37,8 @@ B = c1.slider("Branching factor B", min_value=B_RANGE[0], max_value=B_RANGE[1], 
 alpha_help = ("mutual information importance (DEP)" if clustering == "dep" else "cluster size penalty")
 alpha = c2.slider(f"alpha ({alpha_help})", min_value=lo, max_value=hi, value=float(a0), step=step,
                   key=f"alpha_{clustering}", format="%.3f" if clustering != "dep" else "%.0f")
-c3.button(f"Table 4.1 defaults (B={default_B}, alpha={default_a:g})", on_click=reset_defaults, key="s_reset")
+c3.button("Table 4.1 defaults", on_click=reset_defaults, key="s_reset", width="stretch",
+          help=f"the thesis's Table 4.1 setting for {clustering.upper()}: B = {default_B}, alpha = {default_a:g}")
 cfg = state.set_config(state.get_config().with_structure_params(algorithm, B, alpha))
 
 t0 = time.perf_counter()

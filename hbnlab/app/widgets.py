@@ -209,6 +209,12 @@ def validation_notice(data) -> set:
     return set(bad)
 
 
+def table_height(frame, max_rows: int = 40) -> int:
+    """Pixel height that shows every row of ``frame`` (header included) up to ``max_rows``, so the
+    micro and macro rows at the bottom of a breakeven table are never hidden behind a scroll."""
+    return 35 * (min(len(frame), max_rows) + 1) + 3
+
+
 def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str | None = None):
     """Select one of ``jobs`` (newest first).
 
