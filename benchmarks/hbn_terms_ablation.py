@@ -19,7 +19,8 @@ of the kept restart), the tree's shape (depth of the features, hidden nodes, hid
 hidden nodes, the depth of the 10 best terms) and CPU seconds.
 
 ``--json`` writes (or with ``--append`` extends) a list of row dicts; the last line printed is
-``rows=<n>``.  ``--table FILE`` prints such a file as a Markdown table.
+``rows=<n>``.  ``--table FILE`` prints such a file (or the ``"ablation"`` list of a dict) as a
+Markdown table.
 """
 from __future__ import annotations
 
@@ -149,7 +150,8 @@ def main(argv=None):
     ap.add_argument("--table", help="print the Markdown table of this JSON file and exit")
     args = ap.parse_args(argv)
     if args.table:
-        print(markdown_table(json.loads(Path(args.table).read_text())))
+        rows = json.loads(Path(args.table).read_text())
+        print(markdown_table(rows["ablation"] if isinstance(rows, dict) else rows))
         return
     variants = args.variants.split(",")
     unknown = [v for v in variants if v not in VARIANTS]
