@@ -61,6 +61,7 @@ VARIANTS = {
     "absolute4": {"stopping": "absolute", "tol": 4.0},
     "alpha0_absolute4": {"alpha": 0.0, "stopping": "absolute", "tol": 4.0},
     "alpha0_direct3": {"alpha": 0.0, "n_direct": 3},
+    "alpha0_restarts256": {"alpha": 0.0, "n_restarts": 256},
 }
 
 
