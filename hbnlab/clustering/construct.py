@@ -19,7 +19,7 @@ import numpy as np
 from hbnlab._validation import as_binary, check_branching_factor, check_y01
 from hbnlab.bn.structure import DIRECTIONS, TreeStructure
 from hbnlab.clustering.avg import cluster_features_avg
-from hbnlab.clustering.common import FeatureStats, check_partition, validate_alpha
+from hbnlab.clustering.common import FeatureStats, check_partition, initial_rank, validate_alpha
 from hbnlab.clustering.dep import cluster_features_dep
 from hbnlab.clustering.orclust import cluster_features_or
 
@@ -56,11 +56,20 @@ def _resolve(clustering) -> tuple[ClusteringFunction, str]:
     raise ValueError(f"clustering must be one of {sorted(CLUSTERINGS)} or a callable, got {clustering!r}")
 
 
-def construct_nested(X, y, *, B, clustering="avg", alpha) -> list:
+def check_n_direct(n_direct, B: int) -> int:
+    """``n_direct`` as an int in ``0 .. B - 1`` (the class keeps at least one slot for the
+    clusters of the other features)."""
+    if isinstance(n_direct, bool) or not isinstance(n_direct, (int, np.integer)) or not 0 <= n_direct < B:
+        raise ValueError(f"n_direct must be an integer in 0..B-1 = 0..{B - 1}, got {n_direct!r}")
+    return int(n_direct)
+
+
+def construct_nested(X, y, *, B, clustering="avg", alpha, n_direct=0) -> list:
     """The tree of :func:`construct_tree` as nested lists (ints = feature columns, lists =
     hidden nodes; the outer list holds the class's nodes)."""
     B = check_branching_factor(B)
     alpha = validate_alpha(alpha)
+    n_direct = check_n_direct(n_direct, B)
     fn, name = _resolve(clustering)
     Xb = as_binary(X, fmt="csc")  # once; the clustering functions then only slice columns
     n = Xb.shape[1]
@@ -73,19 +82,19 @@ def construct_nested(X, y, *, B, clustering="avg", alpha) -> list:
     # and p-values of all n features are computed once per tree, each recursive call uses the
     # sub-arrays of its features (same numbers as computing them on the subset)
     kernel = getattr(fn, "_kernel", None)
-    stats = FeatureStats(Xb, y, np.arange(n)) if kernel is not None else None
+    stats = FeatureStats(Xb, y, np.arange(n)) if kernel is not None or n_direct else None
     y_labels = y.astype(np.int64)
 
-    def run(F: list[int]):
+    def run(F: list[int], k: int):
         if kernel is not None:
-            return kernel(stats, np.asarray(F, dtype=np.int64), B, alpha)
-        return fn(Xb, y_labels, list(F), B, alpha)  # user callables get 0/1 CSC X and int y
+            return kernel(stats, np.asarray(F, dtype=np.int64), k, alpha)
+        return fn(Xb, y_labels, list(F), k, alpha)  # user callables get 0/1 CSC X and int y
 
-    def cluster(F: list[int]) -> list[list[int]]:
-        parts = check_partition(run(F), F, B, name=f"clustering {name!r}")
+    def cluster(F: list[int], k: int = B) -> list[list[int]]:
+        parts = check_partition(run(F, k), F, k, name=f"clustering {name!r}")
         if len(parts) < 2:
             raise ValueError(
-                f"clustering {name!r} returned {len(parts)} cluster for {len(F)} features with B = {B}; "
+                f"clustering {name!r} returned {len(parts)} cluster for {len(F)} features with B = {k}; "
                 "at least 2 are needed to make progress"
             )
         return parts
@@ -102,7 +111,18 @@ def construct_nested(X, y, *, B, clustering="avg", alpha) -> list:
     # thesis fig. 3.3
     if n <= B:
         return features  # step 3: all features are parents (HNB: children) of C
-    return [subtree(c) for c in cluster(features)]  # step 4
+    if not n_direct:
+        return [subtree(c) for c in cluster(features)]  # step 4
+    # the n_direct features most informative about C stay at the class; the other B - n_direct
+    # slots hold the tree of the rest (one subtree when a single slot is left)
+    ranked = initial_rank(stats.info, stats.columns).tolist()
+    direct, rest = ranked[:n_direct], sorted(ranked[n_direct:])
+    k = B - n_direct
+    if len(rest) <= k:
+        return direct + rest
+    if k == 1:
+        return direct + [subtree(rest)]
+    return direct + [subtree(c) for c in cluster(rest, k)]
 
 
 def construct_tree(
@@ -115,6 +135,7 @@ def construct_tree(
     direction="hbn",
     feature_names=None,
     class_name="class",
+    n_direct=0,
 ) -> TreeStructure:
     """Build the structure of an HBN or HNB classifier (thesis figs 3.3-3.4, sec. 3.3).
 
@@ -144,6 +165,12 @@ def construct_tree(
         Names of the columns (default ``F0, F1, ...``).
     class_name : str, default="class"
         Name of the root (the thesis writes ``"tradeTOPIC"``).
+    n_direct : int, default=0
+        The ``n_direct`` features with the highest I(F, C) are put directly at the class and
+        the others are clustered into at most ``B - n_direct`` subtrees (0: thesis fig. 3.3).
+        Every hidden node is one bit about everything below it; with many features the thesis's
+        tree puts the strong terms under hidden nodes shared with dozens of weak ones, and the
+        class sees them only through that bit.
 
     Returns
     -------
@@ -167,10 +194,10 @@ def construct_tree(
         feature_names = list(feature_names)
         if len(feature_names) != n:
             raise ValueError(f"feature_names has {len(feature_names)} names but X has {n} columns")
-    nested = construct_nested(X, y, B=B, clustering=clustering, alpha=alpha)
+    nested = construct_nested(X, y, B=B, clustering=clustering, alpha=alpha, n_direct=n_direct)
     return TreeStructure.from_nested(
         nested, feature_names=feature_names, class_name=str(class_name), direction=direction, B=int(B)
     )
 
 
-__all__ = ["CLUSTERINGS", "construct_nested", "construct_tree", "register_clustering"]
+__all__ = ["CLUSTERINGS", "check_n_direct", "construct_nested", "construct_tree", "register_clustering"]

@@ -195,3 +195,30 @@ def test_bad_inputs_are_named():
         I.class_log_odds({"cpts": []}, np.zeros((1, 3)))
     with pytest.raises(ValueError, match="node 0 is not a non-root node"):
         I.subtree_contributions(p, np.zeros((1, 3)), nodes=[0])
+
+
+@pytest.mark.parametrize("direction", ["hbn", "hnb"])
+@pytest.mark.parametrize("n_direct", [1, 2])
+def test_n_direct_trees_class_posterior_and_em_counts_equal_enumeration(direction, n_direct):
+    # features at the class beside hidden nodes that have hidden nodes below them
+    from hbnlab.bn import em
+    from hbnlab.clustering import construct_tree
+
+    rng = np.random.default_rng(n_direct)
+    y = rng.integers(0, 2, 300)
+    X = (rng.random((300, 8)) < np.where(y[:, None] == 1, np.linspace(0.8, 0.3, 8), 0.25)).astype(int)
+    tree = construct_tree(X, y, B=3, clustering="or", alpha=0.0, n_direct=n_direct, direction=direction)
+    assert sum(tree.kind[c] == "feature" for c in tree.children(0)) >= n_direct
+    assert max(tree.depth(i) for i in tree.feature_nodes()) >= 3
+    params = O.random_params(tree, rng)
+    lo = I.class_log_odds(params, X[:20])
+    for x, v in zip(X[:20], lo):
+        p0, p1 = O.class_posterior(params, x)
+        assert v == pytest.approx(np.log(p1) - np.log(p0), rel=1e-9, abs=1e-9)
+    data = em.EMData.from_documents(tree, X[:40], y[:40])
+    cpts = [np.asarray(params.cpt(i))[None] for i in range(tree.n_nodes)]
+    stats = em.e_step(data, cpts)
+    oracle = O.expected_counts(params, X[:40], y[:40])
+    for i, N in stats.counts.items():
+        assert np.allclose(N[0], oracle[i], rtol=1e-9, atol=1e-9)
+    assert stats.log_likelihood[0] == pytest.approx(O.log_likelihood(params, X[:40], y[:40]), rel=1e-9)

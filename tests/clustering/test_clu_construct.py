@@ -229,3 +229,42 @@ def test_shared_statistics_route_equals_calling_the_public_function(name, B):
     fast = construct_tree(X, y, B=B, clustering=name, alpha=ALPHA[name])
     slow = construct_tree(X, y, B=B, clustering=plain, alpha=ALPHA[name])
     assert fast == slow
+
+
+# ----------------------------------------------------------------------------- n_direct
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("n_direct", [1, 3, 5, 6])
+def test_n_direct_keeps_the_most_informative_features_at_the_class(name, n_direct):
+    from hbnlab.clustering.common import mutual_information_from_counts
+
+    X, y = _data(3, N=30)
+    B = 7
+    tree = construct_tree(X, y, B=B, clustering=name, alpha=ALPHA[name], n_direct=n_direct)
+    Xd = X.toarray()
+    info = mutual_information_from_counts(Xd.sum(0).astype(float), (Xd * y[:, None]).sum(0).astype(float),
+                                          len(y), float(y.sum()))
+    top = sorted(np.lexsort((np.arange(info.size), -info))[:n_direct].tolist())
+    at_class = sorted(tree.feature[c] for c in tree.children(0) if tree.kind[c] == FEATURE)
+    assert set(top) <= set(at_class)  # a cluster of one feature sits at the class too
+    assert len(tree.children(0)) <= B
+    assert sorted(features_under(tree, 0)) == list(range(30))
+    # the rest is the clustering's tree of the other features with B - n_direct top clusters
+    hidden_at_class = [c for c in tree.children(0) if tree.kind[c] == HIDDEN]
+    assert 1 <= len(hidden_at_class) <= B - n_direct
+
+
+def test_n_direct_zero_is_the_thesis_tree_and_bad_values_are_named():
+    X, y = _data(4)
+    assert construct_nested(X, y, B=5, clustering="or", alpha=0.09, n_direct=0) == construct_nested(
+        X, y, B=5, clustering="or", alpha=0.09)
+    for bad in (-1, 5, 2.5, True):
+        with pytest.raises(ValueError, match=r"n_direct must be an integer in 0\.\.B-1 = 0\.\.4"):
+            construct_nested(X, y, B=5, clustering="or", alpha=0.09, n_direct=bad)
+
+
+def test_n_direct_with_one_slot_left_puts_the_rest_under_one_hidden_node():
+    X, y = _data(5, N=12)
+    nested = construct_nested(X, y, B=4, clustering="avg", alpha=0.05, n_direct=3)
+    assert [isinstance(item, list) for item in nested] == [False, False, False, True]
+    few = construct_nested(X[:, :5], y, B=4, clustering="avg", alpha=0.05, n_direct=3)
+    assert len(few) == 4 and isinstance(few[3], list) and len(few[3]) == 2

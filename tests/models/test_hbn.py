@@ -241,3 +241,42 @@ def test_reuters_trade_hbn_avg_breakeven(reuters_corpus):
     assert clf.converged_ and clf.tree_.n_features == 30
     assert "trade" in clf.tree_.names
     assert bep > 0.60, bep
+
+
+# ----------------------------------------------------------------------------- n_direct
+def _mixed_data(n=400, seed=3):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = (rng.random((n, 7)) < np.where(y[:, None] == 1, np.linspace(0.8, 0.35, 7), 0.25)).astype(int)
+    return X, y
+
+
+def test_n_direct_tree_and_fitted_class_posterior():
+    X, y = _mixed_data()
+    clf = HierarchicalBNClassifier(B=3, clustering="or", alpha=0.0, n_direct=2, n_features=None,
+                                   n_restarts=3, random_state=0).fit(X, y)
+    tree = clf.tree_
+    assert sum(tree.kind[c] == FEATURE for c in tree.children(0)) == 2
+    lo = I.class_log_odds(clf.params_, X)
+    assert np.allclose(clf.predict_proba(X)[:, 1], 1 / (1 + np.exp(-lo)))
+    assert clf.score(X, y) > 0.7
+
+
+def test_n_direct_em_log_likelihood_never_decreases():
+    X, y = _mixed_data(seed=4)
+    clf = HierarchicalBNClassifier(B=3, clustering="or", alpha=0.0, n_direct=1, n_features=None, n_restarts=4,
+                                   stopping="absolute", tol=0.0, max_iter=40, random_state=1).fit(X, y)
+    for trace in clf.em_result_.traces:
+        assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[1:]))
+
+
+def test_n_direct_is_a_hyper_parameter_and_passes_sklearn_checks():
+    from sklearn.utils.estimator_checks import check_estimator
+
+    clf = HierarchicalBNClassifier(n_direct=2, B=4)
+    assert clone(clf).get_params()["n_direct"] == 2
+    with pytest.raises(ValueError, match="n_direct must be an integer in 0..B-1"):
+        HierarchicalBNClassifier(n_direct=4, B=4, n_features=None).fit(*_mixed_data(n=50))
+    check_estimator(HierarchicalBNClassifier(n_direct=1, n_restarts=2, max_iter=50, random_state=0, pseudo_count=1.0),
+                    expected_failed_checks={
+                        "check_decision_proba_consistency": "presence model: the check's blobs hold negative entries"})
