@@ -275,5 +275,5 @@ def test_knn_runs_through_a_manifest_into_every_report_table():
     tables = R.report_tables(result)
     assert result.classifiers == ["KNN (10)"]
     assert np.isfinite(tables["breakeven"].loc["micro", "KNN (10)"])
-    assert "KNN (10)" in R.markdown(result)
+    assert "KNN \\(10\\)" in R.markdown(result)  # Markdown-escaped
     assert "KNN (10)" in R.build_report(result)
