@@ -182,6 +182,8 @@ def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | N
         B, a = best
         fig.add_trace(go.Scatter(x=[f"{a:g}"], y=[str(B)], mode="markers", name="best",
                                  marker=dict(symbol="square-open", size=34, color="red", line=dict(width=3))))
+    # the legend under the plot, clear of the colour bar
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.28, xanchor="left", x=0))
     return fig
 
 
