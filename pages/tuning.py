@@ -57,7 +57,7 @@ st.success(f"Best cell: B = {best['B']}, alpha = {best['alpha']:g}, {best['n_fea
            f"micro breakeven {best['micro']:.1f}% (macro {best['macro']:.1f}%).")
 if "tied_with_best" in cells:
     n_tied = int(cells["tied_with_best"].sum()) - 1
-    st.caption(f"Cells outlined in white ({n_tied} of {len(cells) - 1} others) are within resampling noise of "
+    st.caption(f"Cells outlined in grey ({n_tied} of {len(cells) - 1} others) are within resampling noise of "
                "the best: the 95% paired-bootstrap interval of their difference to the best cell, over the "
                "validation documents, holds 0 (hover a cell for its interval). Do not read a ranking into them.")
 if st.button("Train the best cell on the full training set", type="primary", key="u_train_best"):

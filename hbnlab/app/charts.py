@@ -152,7 +152,7 @@ def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | N
     """Heatmap of a B x alpha grid (one ``n_features``); the best cell outlined in red.  With the
     columns ``vs_best_low`` / ``vs_best_high`` / ``tied_with_best`` (a tune job's paired bootstrap
     against the best cell), the hover text gives each cell's interval and the cells whose interval
-    holds 0 are outlined in white: their difference to the best is within resampling noise."""
+    holds 0 are outlined in grey: their difference to the best is within resampling noise."""
     pivot = cells.pivot_table(index="B", columns="alpha", values=value, aggfunc="max").sort_index()
     alphas = [f"{a:g}" for a in pivot.columns]
     fig = _fig(title, xaxis_title="alpha", yaxis_title="B", height=380)
@@ -177,7 +177,7 @@ def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | N
         if len(tied):
             fig.add_trace(go.Scatter(x=[f"{a:g}" for a in tied["alpha"]], y=[str(b) for b in tied["B"]],
                                      mode="markers", name="within noise of the best",
-                                     marker=dict(symbol="square-open", size=30, color="white", line=dict(width=2))))
+                                     marker=dict(symbol="square-open", size=30, color="#b0b0b0", line=dict(width=2))))
     if best is not None:
         B, a = best
         fig.add_trace(go.Scatter(x=[f"{a:g}"], y=[str(B)], mode="markers", name="best",
