@@ -31,6 +31,7 @@ import io
 import json
 import shutil
 import time
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -53,14 +54,59 @@ from hbnlab.text import IndexingConfig
 _EXPECTED_EM_ITERATIONS = 100
 
 
+#: Prepared experiments a process keeps (a worker process runs job after job on the same corpus).
+PREPARED_CACHE_SIZE = 2
+_PREPARED: OrderedDict = OrderedDict()
+
+
+def _source_stamp(spec: dict) -> list:
+    """Name, size and modification time of the files a corpus spec reads: a changed file changes
+    the stamp, so a cached preparation is never reused for it."""
+    kind = spec.get("corpus")
+    if kind == "reuters":
+        from hbnlab.pipeline.corpus_spec import resolve_reuters_dir
+
+        root = resolve_reuters_dir(spec.get("reuters_dir") or None)
+        paths = sorted(root.glob("reut2-*.sgm"))
+    elif kind == "upload":
+        paths = [Path(spec.get("upload_path", ""))]
+    else:
+        return []                                   # generated: the spec is the whole input
+    out = []
+    for p in paths:
+        st = p.stat()
+        out.append([str(p.resolve()), st.st_size, st.st_mtime_ns])
+    return out
+
+
 def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress=None) -> ProtocolData:
-    """The indexed, scored data of an experiment config (its corpus unless ``corpus`` is given)."""
+    """The indexed, scored data of an experiment config (its corpus unless ``corpus`` is given).
+
+    Without ``corpus``, the result is kept per process for the next call with the same data settings
+    and unchanged source files (:data:`PREPARED_CACHE_SIZE` of them), so a worker that runs job after
+    job on one corpus parses and indexes it once.  The data is shared read-only."""
     cfg = config if isinstance(config, ExperimentConfig) else ExperimentConfig.from_dict(config)
-    if corpus is None:
-        corpus = corpus_from_spec(cfg.corpus_spec())
-    return prepare(corpus, categories=cfg.categories, n_categories=cfg.n_categories,
-                   indexing=IndexingConfig(**cfg.indexing_dict()), selection=cfg.selection,
-                   **cfg.validation_dict(), progress=progress)
+    kw = dict(categories=cfg.categories, n_categories=cfg.n_categories,
+              indexing=IndexingConfig(**cfg.indexing_dict()), selection=cfg.selection, **cfg.validation_dict())
+    if corpus is not None:
+        return prepare(corpus, **kw, progress=progress)
+    spec = cfg.corpus_spec()
+    try:
+        stamp = _source_stamp(spec)
+    except OSError:
+        stamp = None                                # the reader reports the missing file
+    key = json.dumps({"spec": spec, "stamp": stamp, "categories": list(cfg.categories),
+                      "n_categories": cfg.n_categories, "indexing": cfg.indexing_dict(), "selection": cfg.selection,
+                      "validation": cfg.validation_dict()}, sort_keys=True, default=str)
+    if stamp is not None and key in _PREPARED:
+        _PREPARED.move_to_end(key)
+        return _PREPARED[key]
+    data = prepare(corpus_from_spec(spec), **kw, progress=progress)
+    if stamp is not None:
+        _PREPARED[key] = data
+        while len(_PREPARED) > PREPARED_CACHE_SIZE:
+            _PREPARED.popitem(last=False)
+    return data
 
 
 def fit_config_unit(data: ProtocolData, label: str, name: str, cfg: ExperimentConfig, *, stage: str = "test",

@@ -296,3 +296,27 @@ def test_cancel_stops_em_within_a_unit(small_data):
     out = run_task(spec, ctx)
     assert out.state == "cancelled"
     assert max(p.get("iteration", 0) for p in ctx.progress_history) <= 3
+
+
+def test_prepare_experiment_is_kept_per_process_until_a_source_file_changes(tmp_path, monkeypatch):
+    """A worker running job after job on one corpus prepares it once; a changed upload is read again."""
+    import os
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("HBNLAB_DATA_HOME", str(home))
+    up = home / "uploads" / "docs.csv"
+    up.parent.mkdir(parents=True)
+    rows = [f"w{i % 7} common text number {i},{'a' if i % 2 else 'b'},{'test' if i % 4 == 0 else 'train'}"
+            for i in range(80)]
+    up.write_text("text,labels,split\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    cfg = SMALL.replace(corpus="upload", upload_path=str(up), upload_split_column="split", min_df=1,
+                        n_categories=2)
+    monkeypatch.setattr(T, "_PREPARED", type(T._PREPARED)())
+    first = T.prepare_experiment(cfg)
+    assert T.prepare_experiment(cfg.to_dict()) is first            # the same data settings: kept
+    assert T.prepare_experiment(cfg.replace(selection="chi2")) is not first
+    st = up.stat()
+    os.utime(up, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))      # the file changed on disk
+    assert T.prepare_experiment(cfg) is not first
+    corpus = T.corpus_from_spec(cfg.corpus_spec())
+    assert T.prepare_experiment(cfg, corpus=corpus) is not T.prepare_experiment(cfg, corpus=corpus)
