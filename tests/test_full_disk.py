@@ -92,7 +92,9 @@ SWEEP = ["sweep", "--corpus", "synthetic", "--synthetic-size", "1500", "--catego
 def test_sweep_on_a_filling_disk_stops_and_says_how_to_resume(tmp_path):
     with small_filesystem(tmp_path / "fs", "8m") as fs:
         if fs is None:
-            pytest.skip("needs a tmpfs (root); the unit tests below inject the failure instead")
+            # the sweep runs in worker processes, where a monkeypatched write cannot reach
+            pytest.skip("mounting a tmpfs is not permitted here (it needs root with CAP_SYS_ADMIN); the sweep's "
+                        "stop on a system failure is covered by the injected-failure tests below")
         reg, out = fs / "runs", tmp_path / "out"
         cmd = [sys.executable, "-m", "hbnlab"] + SWEEP + ["--registry", str(reg), "--out", str(out)]
         p = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_workbench_e2e import CHROMIUM, FLAGS, _idle, _rendered, server  # noqa: F401 - server is a fixture
+from test_workbench_e2e import _idle, _rendered, open_page, server  # noqa: F401 - server is a fixture
 
 pytestmark = pytest.mark.e2e
 CARD = re.compile(r"(Step|Iteration) \d+ of")
@@ -45,9 +45,7 @@ def test_learn_page_in_a_real_browser(server, shots):  # noqa: F811 - the import
 
     url, _ = server
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_page(viewport={"width": 1500, "height": 1900})
-        page.set_default_timeout(60_000)
+        browser, page = open_page(pw, width=1500, height=1900)
         page.goto(url)
         page.get_by_role("heading", name="hbnlab workbench").wait_for()
         _idle(page)

@@ -9,23 +9,10 @@ import time
 
 import pytest
 from corpus_fixtures import corpus_files, zip_bytes
-from test_workbench_e2e import CHROMIUM, FLAGS, OUT, _idle, _nav, _rendered, _shot
+from test_workbench_e2e import OUT, _idle, _nav, _rendered, _shot, open_page, train_from_form, wait_job
 
 pytestmark = pytest.mark.e2e
 N_CLASSES = 20
-
-
-def _wait_jobs(home, n, timeout=300):
-    from hbnlab.jobs.registry import RunRegistry
-
-    reg = RunRegistry(home / "runs")
-    deadline = time.monotonic() + timeout
-    while True:
-        recs = [reg.get(i) for i in range(1, n + 1)]
-        if all(r is not None and r.state not in ("queued", "running") for r in recs):
-            return recs
-        assert time.monotonic() < deadline, f"jobs not finished: {[(r and r.state) for r in recs]}"
-        time.sleep(0.5)
 
 
 def test_own_corpus_from_zip_upload_to_export(server, tmp_path):
@@ -36,9 +23,7 @@ def test_own_corpus_from_zip_upload_to_export(server, tmp_path):
     archive.write_bytes(zip_bytes(corpus_files(n_classes=N_CLASSES, docs_per_class=8, random_state=5).files,
                                   "news/"))
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_page(viewport={"width": 1400, "height": 2000}, accept_downloads=True)
-        page.set_default_timeout(60_000)
+        browser, page = open_page(pw, downloads=True)
         page.goto(url)
         page.get_by_role("heading", name="hbnlab workbench").wait_for()
         _idle(page)
@@ -77,7 +62,7 @@ def test_own_corpus_from_zip_upload_to_export(server, tmp_path):
         page.get_by_role("textbox", name="alpha values (comma separated)").fill("0, 0.1")
         page.get_by_role("button", name="Run the grid").click()
         page.get_by_text("Submitted tuning job #1").wait_for()
-        (tune,) = _wait_jobs(home, 1)
+        tune = wait_job(home, 1)
         assert tune.state == "done", tune.error
         page.reload()
         page.get_by_role("heading", name="Tuning").first.wait_for()
@@ -87,12 +72,8 @@ def test_own_corpus_from_zip_upload_to_export(server, tmp_path):
 
         # training and evaluation
         _nav(page, "Training")
-        restarts = page.get_by_label("EM restarts (thesis: 64)")
-        restarts.fill("2")
-        restarts.press("Tab")
-        page.get_by_role("button", name="Train", exact=True).click()
-        page.get_by_text("Submitted training job #2").wait_for()
-        _, train = _wait_jobs(home, 2)
+        train_from_form(page, 2, 2)
+        train = wait_job(home, 2)
         assert train.state == "done", train.error
         _nav(page, "Evaluation")
         page.get_by_text("Breakeven (%)").first.wait_for()

@@ -14,36 +14,9 @@ import os
 import time
 
 import pytest
-from test_workbench_e2e import CHROMIUM, FLAGS, _idle, _rendered, _shot, _tree_svg
+from test_workbench_e2e import _idle, _nav, _rendered, _shot, _tree_svg, open_page, wait_job
 
 pytestmark = pytest.mark.e2e
-
-
-def _nav(page, title):
-    """Open a page from the sidebar; a click that lands during a rerun of the page before (the job
-    table refreshes every second) is repeated once."""
-    link = page.locator('[data-testid="stSidebarNav"] a', has_text=title).first
-    heading = page.get_by_role("heading", name=title).first
-    link.click()
-    try:
-        heading.wait_for(timeout=30_000)
-    except Exception:  # noqa: BLE001 - playwright's TimeoutError: click again, then fail for real
-        link.click()
-        heading.wait_for(timeout=120_000)
-    _idle(page, timeout=120_000)
-
-
-def _wait_job(home, job_id, timeout=600):
-    from hbnlab.jobs.registry import RunRegistry
-
-    reg = RunRegistry(home / "runs")
-    deadline = time.monotonic() + timeout
-    while True:
-        rec = reg.get(job_id)
-        if rec is not None and rec.state not in ("queued", "running"):
-            return rec
-        assert time.monotonic() < deadline, f"job {job_id} not finished: {rec and rec.state}"
-        time.sleep(0.25)
 
 
 def test_two_corpora_demo_preset_compare_and_page_times(server):
@@ -53,9 +26,7 @@ def test_two_corpora_demo_preset_compare_and_page_times(server):
         pytest.fail("HBNLAB_REUTERS_DIR is not set; it must point at Reuters-21578 Distribution 1.0")
     url, home = server
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.set_default_timeout(120_000)
+        browser, page = open_page(pw, height=1800, timeout=120_000)
         page.goto(url)
         page.get_by_role("button", name="Start with the synthetic corpus").click()
         page.get_by_role("heading", name="Corpus").first.wait_for()
@@ -71,14 +42,14 @@ def test_two_corpora_demo_preset_compare_and_page_times(server):
         page.keyboard.press("Escape")
         page.get_by_role("button", name="Train", exact=True).click()
         page.get_by_text("Submitted training job #1").wait_for()
-        assert _wait_job(home, 1).state == "done"
+        assert wait_job(home, 1, timeout=600).state == "done"
 
         # job 2: the quick demo preset on Reuters, timed from the click to the finished job
         _idle(page)
         t0 = time.monotonic()
         page.get_by_role("button", name="Quick demo").click()
         page.get_by_text("Submitted job #2 (Quick demo)").wait_for(timeout=300_000)
-        rec = _wait_job(home, 2)
+        rec = wait_job(home, 2, timeout=600)
         demo_seconds = time.monotonic() - t0
         assert rec.state == "done", rec.error
         assert rec.spec.params["config"]["corpus"] == "reuters" and len(rec.spec.params["classes"]) == 3
