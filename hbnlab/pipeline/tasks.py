@@ -278,11 +278,11 @@ class _Progress:
 
     def emit(self, within: float, **extra) -> None:
         elapsed = time.monotonic() - self.t0
-        within = min(max(within, 0.0), 0.99)
-        cost_done = sum(self.costs[: self.done])
-        if within >= 1.0 or extra.get("message") == "done":
+        if within >= 1.0:  # the end of the job
             fraction, remaining = 1.0, 0.0
         else:
+            within = min(max(within, 0.0), 0.99)
+            cost_done = sum(self.costs[: self.done])
             i = min(self.done, self.n - 1)
             fraction = min(0.999, (cost_done + within * self.costs[i]) / self.total)
             spent = sum(sum(v) for v in self.measured.values())
