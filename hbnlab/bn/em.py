@@ -14,7 +14,8 @@ batch: every table has a leading restart axis ``R``.  A restart that has converg
 (masked out of the batch) while the others go on.
 
 Thesis set-up (sec. 3.2, after fig. 3.4; sec. 3.3): 64 restarts [CH97]; random initial tables
-for the hidden nodes (each row uniform on the simplex, i.e. Dirichlet(1)); the class table of
+for the hidden nodes (each row uniform on the simplex, i.e. Dirichlet(1); hidden nodes may have
+more than two states, see :func:`hbnlab.bn.states.select_hidden_states`); the class table of
 an HBN starts uniform (0.5 / 0.5 for every parent configuration); HBN feature marginals are
 fixed at the feature frequencies (Proposition 2: that is their maximum-likelihood value and
 the conditional likelihood does not depend on them); for an HNB the feature tables are random
@@ -59,8 +60,8 @@ constant).  The stricter rules buy ~2 breakeven points on average at 15-100x the
 
 M-step rule for a table row whose expected count is zero (a parent configuration that never
 occurs in the training data, e.g. a combination of feature values no document has): the row
-is set to **uniform** (0.5 / 0.5).  Such a row does not enter the expected complete-data
-log-likelihood, so any value keeps EM monotone; uniform means "no information" when the
+is set to **uniform** (0.5 / 0.5; ``1/n`` for a node of ``n`` states).  Such a row does not
+enter the expected complete-data log-likelihood, so any value keeps EM monotone; uniform means "no information" when the
 configuration is met at prediction time, where keeping the previous value would keep a random
 initial value.  With ``pseudo_count > 0`` no row is ever empty.
 
@@ -225,8 +226,12 @@ def initial_parameters(data: EMData, n_restarts: int, random_state=None, init=No
             t = np.full((R, *shape), 0.5)
         else:
             # hidden nodes (both directions) and HNB features: Dirichlet(1) rows
-            p1 = rng.random_sample((R, *shape[:-1]))
-            t = np.stack([1.0 - p1, p1], axis=-1)
+            if shape[-1] == 2:
+                p1 = rng.random_sample((R, *shape[:-1]))
+                t = np.stack([1.0 - p1, p1], axis=-1)
+            else:
+                e = rng.standard_exponential((R, *shape))
+                t = e / e.sum(axis=-1, keepdims=True)
         cpts.append(t)
     if init is not None:
         inits = [init] if isinstance(init, TreeParameters) else list(init)
@@ -269,16 +274,17 @@ def e_step(data: EMData, cpts) -> SufficientStatistics:
 
 
 def m_step(stats: SufficientStatistics, cpts, pseudo_count: float = 0.0):
-    """New batched tables from expected counts: ``(N + a) / (N_row + 2a)`` (the posterior mean
-    under a symmetric Dirichlet(a) prior; maximum likelihood for ``a = 0``).  Rows whose total
-    is zero become uniform (see the module docstring).  Tables without statistics are kept."""
+    """New batched tables from expected counts: ``(N + a) / (N_row + n a)`` for a node of ``n``
+    states (the posterior mean under a symmetric Dirichlet(a) prior; maximum likelihood for
+    ``a = 0``).  Rows whose total is zero become uniform (see the module docstring).  Tables
+    without statistics are kept."""
     new = list(cpts)
     for i, N in stats.counts.items():
         if pseudo_count:
             N = N + pseudo_count
         tot = N.sum(axis=-1, keepdims=True)
         ok = tot > 0
-        new[i] = np.where(ok, N / np.where(ok, tot, 1.0), 0.5)
+        new[i] = np.where(ok, N / np.where(ok, tot, 1.0), 1.0 / N.shape[-1])
     return new
 
 

@@ -115,24 +115,34 @@ def _hbn_feature_logprob(params, U):
     return out
 
 
-def prior_marginals(params: TreeParameters) -> np.ndarray:
-    """P(node = 1) with no evidence, shape (n_nodes,)."""
+def marginal_summary(dist: np.ndarray) -> np.ndarray:
+    """One number per distribution over a node's states (last axis): P(state 1) for a binary
+    node; the mean state over ``n - 1`` (in [0, 1]; P(state 1) when ``n = 2``) otherwise."""
+    n = dist.shape[-1]
+    if n == 2:
+        return dist[..., 1]
+    return dist @ (np.arange(n) / (n - 1))
+
+
+def prior_distributions(params: TreeParameters) -> list:
+    """P(node = t) with no evidence: one array of the node's number of states per node."""
     params = _check_params(params)
     tree = params.tree
-    out = np.zeros(tree.n_nodes)
     if params.direction == "hbn":
         plan = K.TreePlan(tree, np.zeros((1, tree.n_features), dtype=bool))
         over = {i: params.cpt(i)[None, None, :] for i in tree.feature_nodes()}
         q, _ = K.hbn_upward(plan, _batched(params), over)
-        for i in range(tree.n_nodes):
-            out[i] = params.cpt(i)[1] if tree.kind[i] == FEATURE else q[i][0, 0, 1]
-    else:
-        dist = {0: params.cpt(0)}
-        for i in sorted(range(1, tree.n_nodes), key=tree.depth):
-            dist[i] = dist[tree.up[i]] @ params.cpt(i)
-        for i in range(tree.n_nodes):
-            out[i] = dist[i][1]
-    return out
+        return [np.array(params.cpt(i) if tree.kind[i] == FEATURE else q[i][0, 0]) for i in range(tree.n_nodes)]
+    dist = {0: params.cpt(0)}
+    for i in sorted(range(1, tree.n_nodes), key=tree.depth):
+        dist[i] = dist[tree.up[i]] @ params.cpt(i)
+    return [np.array(dist[i]) for i in range(tree.n_nodes)]
+
+
+def prior_marginals(params: TreeParameters) -> np.ndarray:
+    """P(node = 1) with no evidence, shape (n_nodes,) (for a hidden node of ``n > 2`` states its
+    mean state over ``n - 1``; :func:`prior_distributions` gives the full distributions)."""
+    return np.array([float(marginal_summary(d)) for d in prior_distributions(params)])
 
 
 def node_marginals(params: TreeParameters, X, y=None) -> np.ndarray:
@@ -140,9 +150,12 @@ def node_marginals(params: TreeParameters, X, y=None) -> np.ndarray:
 
     Features: their observed value.  Class and hidden nodes: the posterior given all features
     (for an HBN this is the bottom-up value ``q_i``), or given the features and the class when
-    ``y`` is given (then the class column is ``y``).
+    ``y`` is given (then the class column is ``y``).  A hidden node of ``n > 2`` states gets its
+    posterior mean state over ``n - 1`` (:func:`node_distributions` gives the distributions).
     """
     params = _check_params(params)
+    if not params.tree.is_binary:
+        return np.column_stack([marginal_summary(d) for d in node_distributions(params, X, y)])
     tree = params.tree
     data, plan = _prepare(params, X, y)
     cpts = _batched(params)
@@ -173,6 +186,46 @@ def node_marginals(params: TreeParameters, X, y=None) -> np.ndarray:
             tot = p.sum(axis=1)
             out[:, i] = np.divide(p[:, 1], tot, out=np.full(P, np.nan), where=tot > 0)
     return out[data.inverse]
+
+
+def node_distributions(params: TreeParameters, X, y=None) -> list:
+    """P(node = t | document) for every node: a list of arrays (n_documents, n_states of the node).
+
+    The same posteriors as :func:`node_marginals` (features: their observed value as a one-hot
+    row; with ``y`` the posteriors given the class as well), for nodes of any number of states.
+    """
+    params = _check_params(params)
+    tree = params.tree
+    data, plan = _prepare(params, X, y)
+    cpts = _batched(params)
+    P = data.n_patterns
+    out: list = [None] * tree.n_nodes
+    for i in tree.feature_nodes():
+        x = data.U[:, tree.feature[i]].astype(np.float64)
+        out[i] = np.column_stack([1.0 - x, x])
+    if params.direction == "hbn":
+        if y is None:
+            q, _ = K.hbn_upward(plan, cpts)
+            for i in plan.bottom_up:
+                out[i] = q[i][0, plan.nodes[i].inv]
+        else:
+            _, _, posts = K.hbn_estep(plan, cpts, data.y, data.counts, return_posteriors=True)
+            for i in plan.bottom_up:
+                out[i] = posts[i][0]
+    else:
+        loglam, lam, msg = K.hnb_upward(plan, cpts)
+        if y is None:
+            lj = K._hnb_root_logjoint(cpts, loglam[0])
+            post_root = np.exp(lj - np.logaddexp(lj[..., :1], lj[..., 1:]))
+        else:
+            post_root = np.zeros((1, P, 2))
+            post_root[0, np.arange(P), data.y.astype(np.int64)] = 1.0
+        post, _ = K.hnb_downward(plan, cpts, lam, msg, post_root)
+        for i in plan.bottom_up:
+            p = post[i][0]
+            tot = p.sum(axis=1, keepdims=True)
+            out[i] = np.divide(p, tot, out=np.full(p.shape, np.nan), where=tot > 0)
+    return [np.asarray(d)[data.inverse] for d in out]
 
 
 def subtree_contributions(params: TreeParameters, X, nodes=None):
@@ -208,9 +261,9 @@ def subtree_contributions(params: TreeParameters, X, nodes=None):
     with np.errstate(invalid="ignore"):
         if params.direction == "hbn":
             full = K.hbn_class_log_odds(plan, cpts)[0]
-            prior = prior_marginals(params)
+            prior = prior_distributions(params)
             for col, j in enumerate(nodes):
-                over = {j: np.array([1.0 - prior[j], prior[j]])[None, None, :]}
+                over = {j: prior[j][None, None, :]}
                 out[:, col] = full - K.hbn_class_log_odds(plan, cpts, over)[0]
         else:
             def lo(removed):
@@ -227,5 +280,5 @@ def subtree_contributions(params: TreeParameters, X, nodes=None):
 
 __all__ = [
     "class_log_odds", "class_posterior", "log_likelihood", "node_marginals", "prior_marginals",
-    "subtree_contributions",
+    "node_distributions", "prior_distributions", "marginal_summary", "subtree_contributions",
 ]

@@ -149,11 +149,14 @@ class _HBNNode:
     P_i: int = 0
     child_map: dict = None         # hidden child c -> (P_i,) index into c's sub-patterns
     Fd: np.ndarray = None          # (P_i, f) float 0/1 values of the feature children
-    mode: str = "dense"            # "dense" (f = 0, h < 3), "gather" (f > 0, h < 3), "split" (h >= 3)
+    mode: str = "dense"            # "dense" (f = 0, h < 3), "gather" (f > 0, h < 3), "split" (h >= 3),
+                                   # "generic" (a tree with k-state hidden nodes, see _generic_hbn_node)
     idx: np.ndarray = None         # (P_i, X) full configuration index ("gather")
     ST: sp.csr_matrix = None       # (2**k, P_i * X) scatter matrix for expected counts ("gather")
     Seg: sp.csr_matrix = None      # (P_i, P) sums patterns into sub-patterns
     split: _Split = None           # index arrays of mode "split"
+    ind: np.ndarray = None         # (X, sum of the hidden children's states) one-hot ("generic")
+    starts: np.ndarray = None      # column offset of each hidden child in ``ind`` ("generic")
 
     @property
     def h(self) -> int:
@@ -227,6 +230,53 @@ class _HNBNode:
     Uf: np.ndarray | None = None   # (P, f) float 0/1 of the feature children's columns
 
 
+def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P: int) -> _HBNNode:
+    """Index arrays of an inner HBN node of a tree with k-state hidden nodes (mode "generic").
+
+    The configuration index is mixed-radix (params module docstring); ``offs[x]`` is the part
+    of it contributed by configuration ``x`` of the hidden children (enumerated with the first
+    hidden child as the least significant digit, as :func:`_outer` builds their product), and
+    ``ind[x, off_b + t] = [hidden child b is in state t in x]``.  Every configuration of the
+    hidden children is gathered per sub-pattern (no "split" mode): the cost per sub-pattern is
+    the product of the hidden children's numbers of states.
+    """
+    from hbnlab.bn.structure import features_under
+
+    ch = tree.children(i)
+    cards = np.array([tree.cardinality(c) for c in ch], dtype=np.int64)
+    place = np.concatenate([[1], np.cumprod(cards[:-1])]).astype(np.int64)
+    fpos = [j for j, c in enumerate(ch) if tree.kind[c] == FEATURE]
+    hpos = [j for j, c in enumerate(ch) if tree.kind[c] != FEATURE]
+    fcols = np.array([tree.feature[ch[j]] for j in fpos], dtype=np.int64)
+    hcards = cards[hpos]
+    X = int(np.prod(hcards)) if len(hpos) else 1
+    digits = np.zeros((X, len(hpos)), dtype=np.int64)
+    rest = np.arange(X, dtype=np.int64)
+    for b, n in enumerate(hcards):
+        digits[:, b] = rest % n
+        rest //= n
+    offs = (digits * place[hpos]).sum(axis=1) if hpos else np.zeros(1, np.int64)
+    starts = np.concatenate([[0], np.cumsum(hcards)]).astype(np.int64)
+    ind = np.zeros((X, int(starts[-1])))
+    for b in range(len(hpos)):
+        ind[np.arange(X), starts[b] + digits[:, b]] = 1.0
+    nd = _HBNNode(i, len(ch), tuple(ch), fcols, np.array(fpos, dtype=np.int64),
+                  tuple(ch[j] for j in hpos), offs, ind, mode="generic")
+    nd.ind, nd.starts = ind, starts
+    inv, rep = _unique_rows(U[:, features_under(tree, i)])
+    base = (U[rep][:, fcols].astype(np.int64) * place[fpos]).sum(axis=1) if fpos else np.zeros(rep.size, np.int64)
+    nd.inv, nd.P_i = inv, rep.size
+    nd.child_map = {c: nodes[c].inv[rep] for c in nd.hid_nodes}
+    nd.Fd = U[rep][:, fcols].astype(np.float64)
+    nd.Seg = sp.csr_matrix((np.ones(P), (inv, np.arange(P))), shape=(nd.P_i, P))
+    nd.idx = base[:, None] + offs[None, :]
+    n_rows = int(np.prod(cards))
+    rows = np.arange(nd.P_i * X)
+    S = sp.csr_matrix((np.ones(rows.size), (rows, nd.idx.ravel())), shape=(rows.size, n_rows))
+    nd.ST = S.T.tocsr()
+    return nd
+
+
 class TreePlan:
     """Index arrays for running the kernels of one tree on one pattern matrix ``U``."""
 
@@ -250,7 +300,9 @@ class TreePlan:
             fpos = [j for j, c in enumerate(ch) if tree.kind[c] == FEATURE]
             hpos = [j for j, c in enumerate(ch) if tree.kind[c] != FEATURE]
             fcols = np.array([tree.feature[ch[j]] for j in fpos], dtype=np.int64)
-            if self.direction == "hbn":
+            if self.direction == "hbn" and not tree.is_binary:
+                self.nodes[i] = _generic_hbn_node(tree, i, self.U, self.nodes, self.P)
+            elif self.direction == "hbn":
                 h = len(hpos)
                 xs = np.arange(2**h, dtype=np.int64)
                 bits = ((xs[:, None] >> np.arange(h)) & 1).astype(np.int64)
@@ -287,14 +339,17 @@ class TreePlan:
         if self.direction == "hbn":
             sizes = [4 * self.P]
             for nd in self.nodes.values():
-                if nd.mode == "split":
+                if nd.mode == "generic":
+                    sizes.append((tree.cardinality(nd.node) + 2) * nd.P_i * nd.offs.size
+                                 + tree.cardinality(nd.node) * self.P * nd.ind.shape[1])
+                elif nd.mode == "split":
                     t = nd.split
                     sizes.append(4 * max(nd.P_i * max(t.XL, t.XR), t.repL.size * 2**nd.h, t.repR.size * 2**nd.h))
                 else:
                     sizes.append(4 * nd.P_i * 2**nd.h)
             self.block = max(sizes)
         else:
-            self.block = 8 * self.P
+            self.block = 8 * self.P * max(tree.states)
 
     def restart_chunk(self, R: int) -> int:
         """How many restarts to process at once to keep intermediates below MAX_BLOCK_ELEMENTS."""
@@ -365,6 +420,12 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
             A = None
         elif nd.mode == "split":
             qi, W, A = _split_upward(nd, C, q, R)
+        elif nd.mode == "generic":
+            W = _outer([q[c][:, nd.child_map[c], :] for c in nd.hid_nodes])
+            A = np.swapaxes(C, 1, 2)[:, :, nd.idx]                 # (R, n_i, P_i, X)
+            if W is not None:
+                A = A * W[:, None]
+            qi = np.swapaxes(A.sum(axis=-1), 1, 2)
         else:
             W = _outer([q[c][:, nd.child_map[c], :] for c in nd.hid_nodes])
             A = None
@@ -474,6 +535,8 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     ll_conditional : (R,) sum_p count_p log P(c_p | f_p)
     posteriors : dict node -> (R, P, 2) P(node | f, c), inner nodes (only if ``return_posteriors``)
     """
+    if not plan.tree.is_binary:
+        return _hbn_estep_generic(plan, cpts, y, counts, return_posteriors)
     q, cache = hbn_upward(plan, cpts)
     P = plan.P
     R = cpts[0].shape[0]
@@ -525,6 +588,46 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     return stats, ll
 
 
+def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool):
+    """:func:`hbn_estep` for a tree with k-state hidden nodes (every node in mode "generic").
+
+    For node ``i`` with ``A[s, p, x] = W_p(x) C(base_p + offs[x], s)`` (the upward pass),
+    expected counts are ``N[row, s] = sum_{p, x -> row} A[s, p, x] g_p(s)`` and the posterior of
+    hidden child ``b`` in state ``t`` is ``sum_s rho(s) sum_{x: x_b = t} A[s, p, x]``.
+    """
+    q, cache = hbn_upward(plan, cpts)
+    P = plan.P
+    R = cpts[0].shape[0]
+    yi = y.astype(np.int64)
+    onehot = np.zeros((P, 2))
+    onehot[np.arange(P), yi] = 1.0
+    z = q[0][:, plan.nodes[0].inv, :][:, np.arange(P), yi]
+    ll = (counts * _log(z)).sum(axis=1)
+    rho = {0: _safe_ratio(onehot[None], z[..., None])}
+    stats, posts = {}, {}
+    for i in plan.top_down:
+        nd: _HBNNode = plan.nodes[i]
+        _, A = cache[i]
+        n_i = A.shape[1]
+        X = nd.offs.size
+        r_i = rho.pop(i)
+        if return_posteriors:
+            posts[i] = r_i * q[i][:, nd.inv]
+        g = _segment_sum(nd.Seg, r_i * counts[None, :, None])              # (R, P_i, n_i)
+        AG = A * np.swapaxes(g, 1, 2)[..., None]                            # (R, n_i, P_i, X)
+        Bm = AG.transpose(2, 3, 0, 1).reshape(nd.P_i * X, R * n_i)
+        stats[i] = (nd.ST @ Bm).reshape(-1, R, n_i).transpose(1, 0, 2)
+        if nd.h:
+            D = (A.reshape(-1, X) @ nd.ind).reshape(R, n_i, nd.P_i, -1)     # (R, n_i, P_i, sum n_b)
+            post = np.einsum("rps,rspk->rpk", r_i, D[:, :, nd.inv])
+            for b, c in enumerate(nd.hid_nodes):
+                pc = post[..., nd.starts[b]:nd.starts[b + 1]]
+                rho[c] = _safe_ratio(pc, q[c][:, plan.nodes[c].inv])
+    if return_posteriors:
+        return stats, ll, posts
+    return stats, ll
+
+
 # ============================================================================ HNB
 def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
     """(R, P, 2) sum over the feature children j of log P(F_j = x_pj | node = s), floored."""
@@ -533,20 +636,24 @@ def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
     A = np.stack([cpts[c] for c in nd.feat_children], axis=1)        # (R, f, 2[s], 2[x])
     with np.errstate(divide="ignore"):
         L = np.maximum(np.log(A), LOG_FLOOR)
-    R, f = A.shape[:2]
-    L0 = L[..., 0].sum(axis=1)                                         # (R, 2)
-    D = (L[..., 1] - L[..., 0]).transpose(1, 0, 2).reshape(f, R * 2)   # (f, R * 2)
-    LU = (nd.Uf @ D).reshape(-1, R, 2).transpose(1, 0, 2)              # one matrix product
-    return L0[:, None, :] + LU                                         # (R, P, 2)
+    R, f, n = A.shape[:3]
+    L0 = L[..., 0].sum(axis=1)                                         # (R, n)
+    D = (L[..., 1] - L[..., 0]).transpose(1, 0, 2).reshape(f, R * n)   # (f, R * n)
+    LU = (nd.Uf @ D).reshape(-1, R, n).transpose(1, 0, 2)              # one matrix product
+    return L0[:, None, :] + LU                                         # (R, P, n)
 
 
 def _times_cpt_t(a, C):
-    """sum_s a[..., s] C[r, t, s] for 2x2 tables (== a @ C^T), without tiny matrix products."""
+    """sum_s a[..., s] C[r, t, s] (== a @ C^T); 2x2 tables without tiny matrix products."""
+    if C.shape[-2:] != (2, 2):
+        return a @ np.swapaxes(C, 1, 2)
     return a[..., :1] * C[:, None, :, 0] + a[..., 1:] * C[:, None, :, 1]
 
 
 def _times_cpt(a, C):
-    """sum_t a[..., t] C[r, t, s] for 2x2 tables (== a @ C)."""
+    """sum_t a[..., t] C[r, t, s] (== a @ C); 2x2 tables without tiny matrix products."""
+    if C.shape[-2:] != (2, 2):
+        return a @ C
     return a[..., :1] * C[:, None, 0, :] + a[..., 1:] * C[:, None, 1, :]
 
 
@@ -584,9 +691,9 @@ def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
             total = lm if total is None else total + lm
         if total is None:
             R = cpts[0].shape[0]
-            total = np.zeros((R, plan.P, 2))
+            total = np.zeros((R, plan.P, tree.cardinality(i)))
         loglam[i] = total
-        mx = np.maximum(total[..., :1], total[..., 1:])
+        mx = np.maximum(total[..., :1], total[..., 1:]) if total.shape[-1] == 2 else total.max(axis=-1, keepdims=True)
         mx[~np.isfinite(mx)] = 0.0
         scale[i] = mx
         lam[i] = np.exp(total - mx)
@@ -609,9 +716,10 @@ def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root, counts=None):
         nd: _HNBNode = plan.nodes[u]
         pu = post[u]
         if counts is not None and nd.feat_children:
-            pc = np.swapaxes(pu * counts[None, :, None], 1, 2).reshape(R * 2, -1)   # (R * 2, P)
-            n1 = (pc @ nd.Uf).reshape(R, 2, -1)                          # (R, 2, f)
-            n0 = (pc @ (1.0 - nd.Uf)).reshape(R, 2, -1)
+            n_u = pu.shape[-1]
+            pc = np.swapaxes(pu * counts[None, :, None], 1, 2).reshape(R * n_u, -1)   # (R * n_u, P)
+            n1 = (pc @ nd.Uf).reshape(R, n_u, -1)                        # (R, n_u, f)
+            n0 = (pc @ (1.0 - nd.Uf)).reshape(R, n_u, -1)
             for j, c in enumerate(nd.feat_children):
                 stats[c] = np.stack([n0[..., j], n1[..., j]], axis=-1)  # (R, 2[s_u], 2[x])
         for c in nd.hid_nodes:

@@ -1,23 +1,26 @@
 """Conditional probability tables for the tree-shaped networks of :mod:`hbnlab.bn.structure`.
 
-Every variable is binary (state 0 = absent / off, state 1 = present / on).  The shape of a
-node's table depends on the arc direction of the tree:
+The class and the features are binary (state 0 = absent / off, state 1 = present / on); a
+hidden node ``i`` has ``n_i = tree.cardinality(i)`` states (2 unless the tree says otherwise).
+The shape of a node's table depends on the arc direction of the tree:
 
 ``"hbn"`` (arcs toward the root, thesis ch. 2, "P(C | pa(C)) prod P(H_i | pa(H_i)) prod P(F_i)")
     * the class and every hidden node ``i`` with nodes ``c_0, ..., c_{k-1}`` below it
       (``tree.children(i)``, in stored order; they are its Bayesian-network parents) has a table
-      of shape ``(2**k, 2)``: row ``x`` is the distribution P(i | configuration ``x`` of its
-      parents), where the **configuration index** is
+      of shape ``(n_{c_0} * ... * n_{c_{k-1}}, n_i)``: row ``x`` is the distribution
+      P(i | configuration ``x`` of its parents), where the **configuration index** is the
+      mixed-radix number
 
-          x = sum_j state(c_j) * 2**j
+          x = sum_j state(c_j) * n_{c_0} * ... * n_{c_{j-1}}
 
-      i.e. bit ``j`` of the row index is the state of the ``j``-th node below ``i`` (the first
-      child is the least significant bit);
+      (the first child is the least significant digit; with binary children
+      ``x = sum_j state(c_j) * 2**j``: bit ``j`` is the state of the ``j``-th node below ``i``);
     * every feature (a parentless root of the network) has a marginal of shape ``(2,)``.
 
 ``"hnb"`` (arcs away from the root, thesis sec. 3.3)
     * the class has a prior of shape ``(2,)``;
-    * every other node ``i`` has a table of shape ``(2, 2)``: row ``s`` is P(i | up(i) = s).
+    * every other node ``i`` has a table of shape ``(n_{up(i)}, n_i)``: row ``s`` is
+      P(i | up(i) = s).
 
 The last axis of every table is the node's own state and sums to one.
 """
@@ -32,6 +35,8 @@ from hbnlab.bn.structure import FEATURE, TreeStructure
 
 #: the largest number of nodes below one node an HBN table may have (2**20 rows)
 MAX_PARENTS = 20
+#: the largest number of rows of one table (2**20: the binary bound of MAX_PARENTS)
+MAX_ROWS = 2**20
 #: rows of a table must sum to one within this absolute tolerance
 ROW_SUM_ATOL = 1e-6
 
@@ -43,26 +48,42 @@ class ParameterError(HbnlabError, ValueError):
 
 def cpt_shape(tree: TreeStructure, i: int) -> tuple:
     """The shape the table of node ``i`` must have (see the module docstring)."""
+    n_i = tree.cardinality(i)
     if tree.direction == "hbn":
         if tree.kind[i] == FEATURE:
             return (2,)
-        k = len(tree.children(i))
-        if k > MAX_PARENTS:
+        ch = tree.children(i)
+        if len(ch) > MAX_PARENTS:
             raise ParameterError(
-                f"node {i} ({tree.names[i]!r}) has {k} parents; at most {MAX_PARENTS} are supported"
+                f"node {i} ({tree.names[i]!r}) has {len(ch)} parents; at most {MAX_PARENTS} are supported"
             )
-        return (2**k, 2)
-    return (2,) if i == 0 else (2, 2)
+        rows = 1
+        for c in ch:
+            rows *= tree.cardinality(c)
+        if rows > MAX_ROWS:
+            raise ParameterError(
+                f"node {i} ({tree.names[i]!r}): its parents have {rows} configurations; at most {MAX_ROWS}"
+            )
+        return (rows, n_i)
+    return (n_i,) if i == 0 else (tree.cardinality(tree.up[i]), n_i)
 
 
-def config_index(states) -> np.ndarray:
-    """Row index of an HBN table for parent states ``states[..., j]`` (bit ``j`` = ``j``-th parent).
+def config_index(states, radices=None) -> np.ndarray:
+    """Row index of an HBN table for parent states ``states[..., j]``: the mixed-radix number with
+    digit ``j`` the ``j``-th parent's state, the first parent least significant (``radices``:
+    the parents' numbers of states, default all 2, i.e. bit ``j`` = ``j``-th parent).
 
     >>> int(config_index([1, 0, 1]))
     5
+    >>> int(config_index([2, 1], radices=[3, 2]))    # 2 + 1 * 3
+    5
     """
     s = np.asarray(states, dtype=np.int64)
-    return (s << np.arange(s.shape[-1], dtype=np.int64)).sum(axis=-1)
+    if radices is None:
+        return (s << np.arange(s.shape[-1], dtype=np.int64)).sum(axis=-1)
+    r = np.asarray(radices, dtype=np.int64)
+    place = np.concatenate([[1], np.cumprod(r[:-1])]).astype(np.int64) if r.size else r
+    return (s * place).sum(axis=-1)
 
 
 def _check_table(tree: TreeStructure, i: int, table) -> np.ndarray:
@@ -89,7 +110,7 @@ def _check_table(tree: TreeStructure, i: int, table) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class TreeParameters:
-    """The conditional probability tables of a :class:`TreeStructure` of binary variables.
+    """The conditional probability tables of a :class:`TreeStructure`.
 
     Parameters
     ----------
@@ -132,14 +153,15 @@ class TreeParameters:
         return self.cpts[i]
 
     def n_free_parameters(self) -> int:
-        """Number of free parameters (one per row of every table): for description lengths."""
-        return int(sum(int(np.prod(t.shape[:-1])) for t in self.cpts))
+        """Number of free parameters (``n_states - 1`` per row of every table; one per row when all
+        variables are binary): for description lengths and BIC."""
+        return int(sum(int(np.prod(t.shape[:-1])) * (t.shape[-1] - 1) for t in self.cpts))
 
     # ------------------------------------------------------------------ builders
     @classmethod
     def uniform(cls, tree: TreeStructure) -> TreeParameters:
-        """Every row 0.5 / 0.5."""
-        return cls(tree, [np.full(cpt_shape(tree, i), 0.5) for i in range(tree.n_nodes)])
+        """Every row uniform (0.5 / 0.5 for binary nodes)."""
+        return cls(tree, [np.full(cpt_shape(tree, i), 1.0 / tree.cardinality(i)) for i in range(tree.n_nodes)])
 
     def replace(self, i: int, table) -> TreeParameters:
         """A copy with the table of node ``i`` replaced."""
@@ -174,4 +196,4 @@ class TreeParameters:
         return f"TreeParameters(direction={self.direction!r}, n_nodes={self.tree.n_nodes})"
 
 
-__all__ = ["TreeParameters", "ParameterError", "cpt_shape", "config_index", "MAX_PARENTS"]
+__all__ = ["TreeParameters", "ParameterError", "cpt_shape", "config_index", "MAX_PARENTS", "MAX_ROWS"]

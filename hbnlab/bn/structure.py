@@ -1,4 +1,4 @@
-"""Tree-shaped Bayesian networks of binary variables: the structures of HBN and HNB classifiers.
+"""Tree-shaped Bayesian networks of discrete variables: the structures of HBN and HNB classifiers.
 
 A tree has the class variable at the root (node 0), hidden variables inside and feature
 variables at the leaves.  ``up[i]`` is the neighbour of node ``i`` one step closer to the root
@@ -13,11 +13,15 @@ variables at the leaves.  ``up[i]`` is the neighbour of node ``i`` one step clos
 Invariants, checked on construction (:class:`StructureError` names the bad node):
 node 0 is the class; every feature column 0..n_features-1 appears on exactly one leaf; feature
 nodes are leaves; every hidden node has at least 2 and at most ``B`` nodes below it; the class
-has at least 1 and at most ``B`` nodes below it; the graph is a tree rooted at 0.
+has at least 1 and at most ``B`` nodes below it; the graph is a tree rooted at 0; the class and
+the features are binary, a hidden node has ``states[i] >= 2`` states (2 everywhere by default,
+the thesis's trees).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from hbnlab._validation import HbnlabError, check_branching_factor
 
@@ -31,7 +35,7 @@ class StructureError(HbnlabError, ValueError):
 
 @dataclass(frozen=True)
 class TreeStructure:
-    """An immutable tree of binary variables.
+    """An immutable tree of discrete variables (binary class and features, k-state hidden nodes).
 
     Parameters
     ----------
@@ -46,6 +50,9 @@ class TreeStructure:
     direction : {"hbn", "hnb"}
     B : int or None
         Branching factor the tree was built with; ``None`` skips the upper bound check.
+    states : tuple of int or None
+        Number of states per node: 2 for the class and the features, ``>= 2`` for hidden nodes.
+        ``None`` means 2 everywhere (stored as such).
     """
 
     up: tuple
@@ -54,6 +61,7 @@ class TreeStructure:
     names: tuple
     direction: str = "hbn"
     B: int | None = None
+    states: tuple | None = None
     _children: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -117,6 +125,17 @@ class TreeStructure:
                 f"feature columns must be 0..{len(feats) - 1} each exactly once, got {sorted(feats)}"
             )
         object.__setattr__(self, "_children", tuple(tuple(c) for c in children))
+        states = (2,) * n if self.states is None else tuple(self.states)
+        if len(states) != n:
+            raise StructureError(f"states has {len(states)} entries for a tree of {n} nodes")
+        for i, k in enumerate(states):
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+                raise StructureError(f"node {i} ({self.names[i]!r}): number of states must be an integer, got {k!r}")
+            if self.kind[i] != HIDDEN and k != 2:
+                raise StructureError(f"{self.kind[i]} node {i} ({self.names[i]!r}) has {k} states; it must be binary")
+            if k < 2:
+                raise StructureError(f"hidden node {i} ({self.names[i]!r}) has {k} states, expected >= 2")
+        object.__setattr__(self, "states", tuple(int(k) for k in states))
 
     # ------------------------------------------------------------------ queries
     @property
@@ -126,6 +145,29 @@ class TreeStructure:
     @property
     def n_features(self) -> int:
         return sum(k == FEATURE for k in self.kind)
+
+    def cardinality(self, i: int) -> int:
+        """Number of states of node ``i``."""
+        return self.states[i]
+
+    @property
+    def is_binary(self) -> bool:
+        """True when every node has two states (the thesis's trees)."""
+        return all(k == 2 for k in self.states)
+
+    def with_states(self, states) -> TreeStructure:
+        """A copy with other numbers of states: an int (every hidden node), a dict
+        ``{hidden node: k}`` (the others keep theirs) or a full per-node sequence."""
+        if isinstance(states, (int, np.integer)) and not isinstance(states, bool):
+            new = tuple(int(states) if k == HIDDEN else 2 for k in self.kind)
+        elif isinstance(states, dict):
+            new = list(self.states)
+            for i, k in states.items():
+                new[int(i)] = k
+            new = tuple(new)
+        else:
+            new = tuple(states)
+        return TreeStructure(self.up, self.kind, self.feature, self.names, self.direction, self.B, new)
 
     def children(self, i: int) -> tuple:
         """Nodes directly below node ``i`` (BN parents for HBN, BN children for HNB)."""
@@ -193,10 +235,12 @@ class TreeStructure:
         return out
 
     def with_direction(self, direction: str) -> TreeStructure:
-        return TreeStructure(self.up, self.kind, self.feature, self.names, direction, self.B)
+        return TreeStructure(self.up, self.kind, self.feature, self.names, direction, self.B, self.states)
 
     def to_dict(self) -> dict:
-        return {
+        """Plain lists; ``"states"`` only when some hidden node is not binary (so that the dict
+        of a binary tree is the one older versions wrote)."""
+        d = {
             "up": list(self.up),
             "kind": list(self.kind),
             "feature": list(self.feature),
@@ -204,11 +248,15 @@ class TreeStructure:
             "direction": self.direction,
             "B": self.B,
         }
+        if not self.is_binary:
+            d["states"] = list(self.states)
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> TreeStructure:
         try:
-            return cls(d["up"], d["kind"], d["feature"], d["names"], d.get("direction", "hbn"), d.get("B"))
+            return cls(d["up"], d["kind"], d["feature"], d["names"], d.get("direction", "hbn"), d.get("B"),
+                       d.get("states"))
         except KeyError as e:
             raise StructureError(f"tree structure: missing field {e.args[0]!r}") from None
 
@@ -238,7 +286,8 @@ class TreeStructure:
 
     def to_text(self, i: int = 0, indent: str = "") -> str:
         """An indented text drawing (for terminals and logs)."""
-        lines = [f"{indent}{self.names[i]}" + ("" if self.kind[i] != HIDDEN else " *")]
+        star = "" if self.kind[i] != HIDDEN else (" *" if self.states[i] == 2 else f" *{self.states[i]}")
+        lines = [f"{indent}{self.names[i]}" + star]
         for c in self.children(i):
             lines.append(self.to_text(c, indent + "  "))
         return "\n".join(lines)

@@ -322,9 +322,10 @@ def network_from_tree_parameters(params, terms=None, class_name: str = "classTOP
 
     ``terms[j]`` names feature column ``j`` (default: the tree's leaf names).  HBN tables
     (thesis ch. 2): a node with children ``c_0..c_{k-1}`` gets them as parents, listed from the
-    last to the first so that the C-order index of its ``(2,)*k + (2,)`` table is the
-    configuration index ``sum_j state(c_j) 2**j`` of :mod:`hbnlab.bn.params`; features are
-    parentless.  HNB tables (sec. 3.3): ``P(node | node above)``.
+    last to the first so that the C-order index of its ``(n_{c_{k-1}}, ..., n_{c_0}, n_i)`` table
+    is the (mixed-radix) configuration index of :mod:`hbnlab.bn.params`, ``sum_j state(c_j) 2**j``
+    when all are binary; features are parentless.  HNB tables (sec. 3.3):
+    ``P(node | node above)``.  A hidden node of ``n`` states has states ``"0" .. "n-1"``.
     """
     tree = params.tree
     if terms is None:
@@ -353,18 +354,24 @@ def network_from_tree_parameters(params, terms=None, class_name: str = "classTOP
                 # row x = sum_j state(c_j) 2**j (TreeParameters): list the parents from the last
                 # child to the first so that the C-order index of the table is x
                 parents = tuple(names[c] for c in reversed(ch))
-                table = np.asarray(t).reshape((2,) * len(ch) + (2,))
+                table = np.asarray(t).reshape(tuple(tree.cardinality(c) for c in reversed(ch)) + (t.shape[-1],))
             label = terms[tree.feature[i]] if tree.kind[i] == "feature" else (tree.names[i] if i else class_name)
-            variables.append(BNVariable(names[i], BINARY_STATES, parents, table, role[tree.kind[i]], label))
+            variables.append(BNVariable(names[i], _tree_states(tree, i), parents, table, role[tree.kind[i]], label))
     else:
         order = list(reversed(tree.topological_bottom_up()))  # top-down
         for i in order:
             parents = () if i == 0 else (names[tree.up[i]],)
             label = terms[tree.feature[i]] if tree.kind[i] == "feature" else (tree.names[i] if i else class_name)
-            variables.append(BNVariable(names[i], BINARY_STATES, parents, np.asarray(params.cpt(i)),
+            variables.append(BNVariable(names[i], _tree_states(tree, i), parents, np.asarray(params.cpt(i)),
                                         role[tree.kind[i]], label))
     fvars = tuple(names[i] for i in feat_nodes)
     return DiscreteNetwork(sanitize_name(name), tuple(variables), names[0], fvars, tuple(terms))
+
+
+def _tree_states(tree, i) -> tuple:
+    """``("0", "1")`` for a binary node, ``("0", ..., "n-1")`` for a hidden node of n states."""
+    n = tree.cardinality(i)
+    return BINARY_STATES if n == 2 else tuple(str(s) for s in range(n))
 
 
 def _nb_network(est, terms, class_name, name) -> DiscreteNetwork:

@@ -50,6 +50,10 @@ class TreeExplanation:
         the class and the hidden nodes.
     contribution_nodes : list of int
         The nodes directly below the class.
+    node_distributions : list of ndarray
+        Per node, P(node = t | document), shape (n_documents, number of states of the node);
+        ``node_marginals`` is their column 1 for binary nodes and the mean state over ``n - 1``
+        for a hidden node of ``n > 2`` states.
     contributions : ndarray (n_documents, len(contribution_nodes))
         ``LO(c | all features) - LO(c | all features except those under the node)``; for the
         hierarchical naive Bayes they add up exactly: ``prior_log_odds + contributions.sum(1)
@@ -63,6 +67,7 @@ class TreeExplanation:
     node_marginals: np.ndarray
     contribution_nodes: list
     contributions: np.ndarray
+    node_distributions: list = None
 
     @property
     def contribution_names(self) -> list:
@@ -102,6 +107,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         stopping="relative",
         criterion="full",
         pseudo_count=0.0,
+        hidden_states=2,
         feature_names=None,
         class_name="class",
         random_state=None,
@@ -120,6 +126,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.stopping = stopping
         self.criterion = criterion
         self.pseudo_count = pseudo_count
+        self.hidden_states = hidden_states
         self.feature_names = feature_names
         self.class_name = class_name
         self.random_state = random_state
@@ -158,12 +165,22 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     def _fit_selected(self, X, y):
         Xb = as_binary(X)
         names = self._selected_names(X.shape[1])
+        hs = _check_hidden_states(self.hidden_states)
         tree = self._build_tree(Xb, y, names)
-        result = _em.fit_em(
-            tree, Xb, y, n_restarts=self.n_restarts, tol=self.tol, max_iter=self.max_iter,
-            stopping=self.stopping, criterion=self.criterion, pseudo_count=self.pseudo_count,
-            random_state=self.random_state, progress=self.progress, should_stop=self.should_stop,
-        )
+        options = dict(n_restarts=self.n_restarts, tol=self.tol, max_iter=self.max_iter,
+                       stopping=self.stopping, criterion=self.criterion, pseudo_count=self.pseudo_count,
+                       random_state=self.random_state, progress=self.progress, should_stop=self.should_stop)
+        self.state_selection_ = None
+        if hs == "auto":
+            from hbnlab.bn.states import select_hidden_states
+
+            sel = select_hidden_states(tree, Xb, y, **options)
+            tree, result = sel.tree, sel.result
+            self.state_selection_ = sel.steps
+        else:
+            if hs != 2:
+                tree = tree.with_states(hs)
+            result = _em.fit_em(tree, Xb, y, **options)
         self.tree_ = tree
         self.em_result_ = result
         self.params_ = result.params
@@ -197,6 +214,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         Xs = self._check_X(X)
         contrib, nodes = _inf.subtree_contributions(self.params_, Xs)
         prior = _inf.prior_marginals(self.params_)[0]
+        dists = _inf.node_distributions(self.params_, Xs)
         with np.errstate(divide="ignore"):
             prior_lo = float(np.log(prior) - np.log1p(-prior))
         return TreeExplanation(
@@ -204,9 +222,10 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             prior_log_odds=prior_lo,
             node_names=list(self.tree_.names),
             node_kinds=list(self.tree_.kind),
-            node_marginals=_inf.node_marginals(self.params_, Xs),
+            node_marginals=np.column_stack([_inf.marginal_summary(d) for d in dists]),
             contribution_nodes=list(nodes),
             contributions=contrib,
+            node_distributions=dists,
         )
 
     def to_dot(self, X=None) -> str:
@@ -224,9 +243,22 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         if Xs.shape[0] != 1:
             raise ValueError(f"to_dot shades one document; X has {Xs.shape[0]} rows")
         m = _inf.node_marginals(self.params_, Xs)[0]
-        labels = {i: f"{self.tree_.names[i]}\\nP={m[i]:.2f}" for i in range(self.tree_.n_nodes)}
+        states = self.tree_.states
+        labels = {i: f"{self.tree_.names[i]}\\nP={m[i]:.2f}" if states[i] == 2
+                  else f"{self.tree_.names[i]} ({states[i]} states)\\nmean state/{states[i] - 1}={m[i]:.2f}"
+                  for i in range(self.tree_.n_nodes)}
         fill = {i: _shade(m[i]) for i in range(self.tree_.n_nodes)}
         return self.tree_.to_dot(node_fill=fill, node_label=labels)
+
+
+def _check_hidden_states(value):
+    """``hidden_states``: an integer >= 2 or ``"auto"``."""
+    if isinstance(value, str):
+        if value == "auto":
+            return value
+    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 2:
+        return int(value)
+    raise ValueError(f"hidden_states must be an integer >= 2 or 'auto', got {value!r}")
 
 
 def _shade(p: float) -> str:
@@ -276,6 +308,13 @@ _PARAMS_DOC = """
     pseudo_count : float, default=0.0
         Dirichlet pseudo-count added to every expected count in the M-step (0: maximum
         likelihood, as HUGIN's EM in the thesis).
+    hidden_states : int or "auto", default=2
+        Number of states of every hidden node (2: the thesis's binary hidden variables), or
+        ``"auto"``: per hidden node, k in {2, 3, 4} chosen by BIC on the training data
+        (:func:`hbnlab.bn.states.select_hidden_states`; up to ``1 + 2 * n_hidden`` extra EM fits
+        with a quarter of the restarts).  The class and the features stay binary.  An HBN node's
+        table has a row per configuration of the nodes below it, so k > 2 for children of a node
+        with many children multiplies its table (and the E-step's work) quickly.
     feature_names : sequence of str, optional
         Names of the input columns (one per column of ``X``) or of the selected features (one per
         selected column, in the order of ``selected_features_``); used for the tree's labels.
@@ -300,6 +339,9 @@ _PARAMS_DOC = """
     converged_ : bool
     lower_bound_ : float
         Final log-likelihood (of ``criterion``) of the kept restart.
+    state_selection_ : list of dict or None
+        With ``hidden_states="auto"``: every (node, k) the BIC search tried, its score and
+        whether it was kept (``tree_.states`` holds the result).
     selected_features_, feature_scores_, classes_, n_features_in_
         See :class:`hbnlab.models.base.BinaryTextClassifier`.
 """

@@ -1,5 +1,6 @@
 """Slow, obviously-correct versions of the BN computations: brute-force enumeration of the joint
-distribution of a tree of binary variables, one document at a time.  Used as oracles for the
+distribution of a tree of discrete variables (binary class and features, k-state hidden nodes),
+one document at a time.  Used as oracles for the
 vectorized kernels (hbnlab.bn.kernels / inference / em)."""
 from __future__ import annotations
 
@@ -21,12 +22,19 @@ def joint_probability(params: TreeParameters, state) -> float:
             if tree.kind[i] == FEATURE:
                 p *= t[state[i]]
             else:
-                ch = tree.children(i)
-                x = sum(state[c] << j for j, c in enumerate(ch))
-                p *= t[x, state[i]]
+                p *= t[_row(tree, i, state), state[i]]
         else:
             p *= t[state[i]] if i == 0 else t[state[tree.up[i]], state[i]]
     return p
+
+
+def _row(tree, i, state):
+    """Mixed-radix configuration index of node i's parents (HBN), first child least significant."""
+    x, place = 0, 1
+    for c in tree.children(i):
+        x += int(state[c]) * place
+        place *= tree.cardinality(c)
+    return x
 
 
 def _free_nodes(tree):
@@ -36,7 +44,7 @@ def _free_nodes(tree):
 def _states(tree, x, fixed=None):
     """All full states consistent with feature vector x (and fixed {node: value})."""
     free = [i for i in _free_nodes(tree) if not fixed or i not in fixed]
-    for vals in itertools.product((0, 1), repeat=len(free)):
+    for vals in itertools.product(*[range(tree.cardinality(i)) for i in free]):
         s = [0] * tree.n_nodes
         for i in tree.feature_nodes():
             s[i] = int(x[tree.feature[i]])
@@ -74,6 +82,31 @@ def node_posteriors(params, x, c=None):
     return num / den
 
 
+def node_distributions(params, x, c=None):
+    """P(node = t | x [, c]) for every node, a list of arrays of the node's number of states."""
+    tree = params.tree
+    fixed = None if c is None else {0: int(c)}
+    num = [np.zeros(tree.cardinality(i)) for i in range(tree.n_nodes)]
+    den = 0.0
+    for s in _states(tree, x, fixed):
+        p = joint_probability(params, s)
+        den += p
+        for i in range(tree.n_nodes):
+            num[i][s[i]] += p
+    return [v / den for v in num]
+
+
+def prior_distributions(params):
+    """P(node = t) with no evidence, by enumeration of every node."""
+    tree = params.tree
+    out = [np.zeros(tree.cardinality(i)) for i in range(tree.n_nodes)]
+    for vals in itertools.product(*[range(tree.cardinality(i)) for i in range(tree.n_nodes)]):
+        p = joint_probability(params, vals)
+        for i in range(tree.n_nodes):
+            out[i][vals[i]] += p
+    return out
+
+
 def prior_marginals(params):
     tree = params.tree
     out = np.zeros(tree.n_nodes)
@@ -99,8 +132,7 @@ def expected_counts(params, X, y):
                     if tree.kind[i] == FEATURE:
                         out[i][s[i]] += w
                     else:
-                        xcfg = sum(s[ch] << j for j, ch in enumerate(tree.children(i)))
-                        out[i][xcfg, s[i]] += w
+                        out[i][_row(tree, i, s), s[i]] += w
                 else:
                     if i == 0:
                         out[i][s[0]] += w
@@ -124,7 +156,7 @@ def random_params(tree: TreeStructure, rng, concentration=1.0) -> TreeParameters
     for i in range(tree.n_nodes):
         shape = cpt_shape(tree, i)
         rows = int(np.prod(shape[:-1]))
-        t = rng.dirichlet([concentration, concentration], size=rows).reshape(shape)
+        t = rng.dirichlet([concentration] * shape[-1], size=rows).reshape(shape)
         tables.append(t)
     return TreeParameters(tree, tables)
 
@@ -133,20 +165,33 @@ def sample(params: TreeParameters, n, rng):
     """Forward-sample n documents (X, y, hidden states) from the network."""
     tree = params.tree
     S = np.zeros((n, tree.n_nodes), dtype=np.int64)
-    if tree.direction == "hbn":
-        for i in tree.topological_bottom_up():
-            t = params.cpt(i)
-            if tree.kind[i] == FEATURE:
-                p1 = np.full(n, t[1])
-            else:
-                x = sum(S[:, c] << j for j, c in enumerate(tree.children(i)))
-                p1 = t[x, 1]
-            S[:, i] = rng.random(n) < p1
+    if tree.is_binary:
+        if tree.direction == "hbn":
+            for i in tree.topological_bottom_up():
+                t = params.cpt(i)
+                if tree.kind[i] == FEATURE:
+                    p1 = np.full(n, t[1])
+                else:
+                    x = sum(S[:, c] << j for j, c in enumerate(tree.children(i)))
+                    p1 = t[x, 1]
+                S[:, i] = rng.random(n) < p1
+        else:
+            for i in sorted(range(tree.n_nodes), key=tree.depth):
+                t = params.cpt(i)
+                p1 = np.full(n, t[1]) if i == 0 else t[S[:, tree.up[i]], 1]
+                S[:, i] = rng.random(n) < p1
     else:
-        for i in sorted(range(tree.n_nodes), key=tree.depth):
+        order = tree.topological_bottom_up() if tree.direction == "hbn" else sorted(range(tree.n_nodes), key=tree.depth)
+        for i in order:
             t = params.cpt(i)
-            p1 = np.full(n, t[1]) if i == 0 else t[S[:, tree.up[i]], 1]
-            S[:, i] = rng.random(n) < p1
+            if t.ndim == 1:
+                rows = np.broadcast_to(t, (n, t.size))
+            elif tree.direction == "hbn":
+                rows = t[[_row(tree, i, s) for s in S]]
+            else:
+                rows = t[S[:, tree.up[i]]]
+            # inverse-CDF draw of each row's state
+            S[:, i] = np.minimum((rng.random(n)[:, None] > np.cumsum(rows, axis=1)).sum(axis=1), t.shape[-1] - 1)
     X = np.zeros((n, tree.n_features), dtype=np.int8)
     for i in tree.feature_nodes():
         X[:, tree.feature[i]] = S[:, i]

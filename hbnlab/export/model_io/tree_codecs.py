@@ -181,6 +181,10 @@ def read_tree_parameters(d, r: StateReader, field: str = "params_"):
     B = t.get("B")
     if B is not None and (isinstance(B, bool) or not isinstance(B, int)):
         raise r.error(f"{field}.tree.B", f"expected an integer or null, got {B!r}")
+    states = t.get("states")
+    if states is not None and (not isinstance(states, list)
+                               or not all(isinstance(k, int) and not isinstance(k, bool) for k in states)):
+        raise r.error(f"{field}.tree.states", "expected a list of integers or null")
     try:
         tree = TreeStructure.from_dict(t)
     except StructureError as e:
@@ -240,7 +244,8 @@ def _tree_model_from(est, st, r):
 
 #: hyper-parameters of HierarchicalBNClassifier / HierarchicalNBClassifier (callbacks excluded)
 _TREE_PARAMS = ("B", "alpha", "clustering", "n_features", "selection", "n_restarts", "tol", "max_iter", "stopping",
-                "criterion", "pseudo_count", "feature_names", "class_name", "random_state", "n_direct")
+                "criterion", "pseudo_count", "feature_names", "class_name", "random_state", "n_direct",
+                "hidden_states")
 
 
 # --------------------------------------------------------------------------- the codecs
