@@ -62,6 +62,12 @@ VARIANTS = {
     "alpha0_absolute4": {"alpha": 0.0, "stopping": "absolute", "tol": 4.0},
     "alpha0_direct3": {"alpha": 0.0, "n_direct": 3},
     "alpha0_restarts256": {"alpha": 0.0, "n_restarts": 256},
+    # hidden nodes with more than two states (hbnlab.bn.states): k = 3 everywhere, or k in
+    # {2, 3, 4} per node by BIC on training-0
+    "k3": {"hidden_states": 3},
+    "auto": {"hidden_states": "auto"},
+    "alpha0_k3": {"alpha": 0.0, "hidden_states": 3},
+    "alpha0_auto": {"alpha": 0.0, "hidden_states": "auto"},
 }
 
 
@@ -114,6 +120,7 @@ def run_one(data, split, category, n_terms, variant, seed):
         "iterations_median": float(np.median(em.n_iter)),
         "iterations_best": int(em.n_iter[best]),
         "tree": tree_shape(clf.tree_),
+        "hidden_states": [clf.tree_.cardinality(i) for i in clf.tree_.hidden_nodes()],
         "cpu_seconds": round(seconds, 1),
     }
 

@@ -162,11 +162,15 @@ def trace_inference(params: TreeParameters, x) -> InferenceTrace:
     -------
     InferenceTrace
         ``posterior`` equals ``class_posterior(params, [x])[0]`` to 1e-12 (``ValueError``
-        otherwise: the traced and the vectorized computation disagree).
+        otherwise: the traced and the vectorized computation disagree).  Binary trees only
+        (``ValueError`` for hidden nodes of more than two states).
     """
     if not isinstance(params, TreeParameters):
         raise TypeError(f"params must be a TreeParameters, got {type(params).__name__}")
     tree = params.tree
+    if not tree.is_binary:
+        raise ValueError("trace_inference spells out trees of binary variables; this tree has hidden nodes "
+                         f"with {sorted(set(tree.states) - {2})} states (trace_em traces any tree)")
     x = np.asarray(x).ravel()
     if x.size != tree.n_features:
         raise ValueError(f"x has {x.size} entries but the tree has {tree.n_features} features")

@@ -80,3 +80,13 @@ def test_inference_trace_rejects_a_wrong_length(ex):
     params = fit_em(tree_of(ex, "hbn"), ex.X, ex.y, n_restarts=1, random_state=0).params
     with pytest.raises(ValueError, match="x has 3 entries but the tree has 8 features"):
         trace_inference(params, [1, 0, 1])
+
+
+def test_trace_inference_refuses_k_state_trees_by_name():
+    from hbnlab.bn.params import TreeParameters
+    from hbnlab.bn.structure import TreeStructure
+    from hbnlab.bn.trace import trace_inference
+
+    tree = TreeStructure.from_nested([[0, 1], 2]).with_states(3)
+    with pytest.raises(ValueError, match=r"hidden nodes with \[3\] states"):
+        trace_inference(TreeParameters.uniform(tree), [1, 0, 1])

@@ -367,3 +367,53 @@ def test_reuters_hbn_or_trade_exports_and_agrees(reuters_corpus, tmp_path):
     E = (X[:, est.selected_features_] > 0).toarray().astype(np.int8)
     path = export_bn(loaded, "xmlbif", tmp_path / "trade.bifxml")
     np.testing.assert_allclose(gum_posteriors(path, net, E), est.predict_proba(X)[:, 1], atol=1e-9, rtol=0)
+
+
+# --------------------------------------------------------------------------- k-state hidden nodes
+@pytest.fixture(scope="module")
+def kstate_models(data):
+    from export_helpers import fit_learner
+
+    return {name: fit_learner(data, name, {"n_restarts": 3, "hidden_states": 3}) for name in ("HBN-OR", "HNB-AVG")}
+
+
+@pytest.mark.parametrize("name", ["HBN-OR", "HNB-AVG"])
+def test_three_state_hidden_nodes_round_trip_pyagrum_and_pgmpy(name, kstate_models, data, tmp_path):
+    """A tree whose hidden nodes have 3 states: the model file keeps them, the exported variables
+    have states "0", "1", "2", and pyAgrum's and pgmpy's exact inference give hbnlab's posterior."""
+    est = kstate_models[name]
+    hidden = est.tree_.hidden_nodes()
+    assert hidden and all(est.tree_.cardinality(i) == 3 for i in hidden)
+    loaded = load_model(model_to_bytes(est, vocabulary=data.vocabulary, label=data.categories[0]))
+    assert loaded.estimator.tree_ == est.tree_ and loaded.estimator.get_params()["hidden_states"] == 3
+    net = network_from_model(loaded)
+    roles = {v.name: v for v in net.variables}
+    assert sum(len(v.states) == 3 for v in roles.values()) == len(hidden)
+    X, E = evidence_matrix(data, est, n_random=30, n_real=10)
+    want = est.predict_proba(X)[:, 1]
+    np.testing.assert_array_equal(loaded.estimator.predict_proba(X)[:, 1], want)
+    got = [brute_force_class_posterior(net, e) for e in net.evidence(E[:10])]
+    np.testing.assert_allclose(got, want[:10], atol=1e-12, rtol=0)
+    path = export_bn(loaded, "xmlbif", tmp_path / "m.bifxml")
+    np.testing.assert_allclose(gum_posteriors(path, net, E), want, atol=1e-9, rtol=0)
+    net32 = float32_network(net)
+    want32 = np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E[:10])])
+    for fmt in ("bif", "net"):
+        path = export_bn(loaded, fmt, tmp_path / f"m{FORMAT_SUFFIX[fmt]}")
+        np.testing.assert_allclose(gum_posteriors(path, net, E[:10]), want32, atol=1e-9, rtol=0)
+    for fmt in ("bif", "xmlbif", "net"):
+        path = export_bn(loaded, fmt, tmp_path / f"p{FORMAT_SUFFIX[fmt]}")
+        np.testing.assert_allclose(pgmpy_posteriors(path, fmt, net, E[:4]), want[:4], atol=1e-9, rtol=0)
+
+
+def test_binary_tree_model_file_has_no_states_field(fitted, data):
+    """Binary trees are written as before (no "states"), so older readers and files agree."""
+    import io
+    import json
+    import zipfile
+
+    raw = model_to_bytes(fitted["HBN-OR"], vocabulary=data.vocabulary, label=data.categories[0])
+    with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+        docs = [json.loads(zf.read(n)) for n in zf.namelist() if n.endswith(".json")]
+    text = json.dumps(docs)
+    assert '"up"' in text and '"states"' not in text

@@ -198,6 +198,8 @@ def test_default_B_and_alpha_are_table_4_1s_for_the_clustering(clustering, B, al
         ({"stopping": "never"}, "stopping must be one of"),
         ({"n_restarts": 0}, "n_restarts must be a positive integer, got 0"),
         ({"clustering": "nope"}, "clustering must be one of"),
+        ({"hidden_states": 1}, "hidden_states must be an integer >= 2 or .auto., got 1"),
+        ({"hidden_states": "many"}, "hidden_states must be an integer >= 2 or .auto., got .many."),
     ],
 )
 def test_bad_hyper_parameters_are_named(kw, msg):
@@ -280,3 +282,38 @@ def test_n_direct_is_a_hyper_parameter_and_passes_sklearn_checks():
     check_estimator(HierarchicalBNClassifier(n_direct=1, n_restarts=2, max_iter=50, random_state=0, pseudo_count=1.0),
                     expected_failed_checks={
                         "check_decision_proba_consistency": "presence model: the check's blobs hold negative entries"})
+
+
+# ----------------------------------------------------------------------------- k-state hidden nodes
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_three_state_hidden_nodes_fit_predict_and_explain(cls):
+    _, X, y = _planted(n=800, seed=8)
+    clf = cls(B=4, clustering=halves, n_features=None, n_restarts=4, random_state=0, hidden_states=3).fit(X, y)
+    tree = clf.tree_
+    assert [tree.cardinality(i) for i in tree.hidden_nodes()] == [3, 3]
+    assert clf.state_selection_ is None
+    np.testing.assert_allclose(clf.predict_proba(X[:9])[:, 1], I.class_posterior(clf.params_, X[:9])[:, 1])
+    e = clf.explain(X[:9])
+    np.testing.assert_allclose(e.log_odds, clf.decision_function(X[:9]))
+    for i in range(tree.n_nodes):
+        d = e.node_distributions[i]
+        assert d.shape == (9, tree.cardinality(i))
+        np.testing.assert_allclose(d.sum(axis=1), 1.0, atol=1e-12)
+        # node_marginals: P(state 1) for binary nodes, mean state / (k - 1) for k-state ones
+        np.testing.assert_allclose(e.node_marginals[:, i], d @ (np.arange(d.shape[1]) / (d.shape[1] - 1)), atol=1e-12)
+    if cls is HierarchicalNBClassifier:
+        np.testing.assert_allclose(e.prior_log_odds + e.contributions.sum(1), e.log_odds, atol=1e-9)
+    assert "3 states" in clf.to_dot(X[:1])
+
+
+def test_hidden_states_auto_records_the_bic_search():
+    _, X, y = _planted(n=600, seed=9)
+    clf = HierarchicalBNClassifier(B=4, clustering=halves, n_features=None, n_restarts=8, random_state=0,
+                                   hidden_states="auto").fit(X, y)
+    steps = clf.state_selection_
+    assert steps[0]["node"] is None and steps[0]["states"] == 2
+    assert {s["node"] for s in steps[1:]} <= set(clf.tree_.hidden_nodes())
+    kept = {s["node"]: s["states"] for s in steps[1:] if s["accepted"]}
+    assert {i: clf.tree_.cardinality(i) for i in clf.tree_.hidden_nodes()} == {
+        i: kept.get(i, 2) for i in clf.tree_.hidden_nodes()}
+    assert clf.em_result_.n_restarts == 8
