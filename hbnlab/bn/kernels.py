@@ -197,10 +197,16 @@ class _Split:
     bitsR: np.ndarray     # (XR, h - hL)
 
 
-def _make_split(nd, base_ids, bases):
+def _make_split(nd, base_ids, bases, cards=None):
+    """Index arrays of mode "split"; ``cards`` (the hidden children's numbers of states, default
+    all 2) makes ``bitsL`` / ``bitsR`` one-hot state indicators (column ``off_b + t``: child ``b``
+    in state ``t``) instead of the bits."""
     h = nd.h
     hL = h // 2
-    XL, XR = 2**hL, 2 ** (h - hL)
+    if cards is None:
+        XL, XR = 2**hL, 2 ** (h - hL)
+    else:
+        XL, XR = int(np.prod(cards[:hL])), int(np.prod(cards[hL:]))
     cols = [nd.child_map[c] for c in nd.hid_nodes]
     keyL = np.column_stack([base_ids] + cols[:hL])
     keyR = np.column_stack([base_ids] + cols[hL:])
@@ -215,9 +221,15 @@ def _make_split(nd, base_ids, bases):
         aR, zR = np.searchsorted(bR, [b, b + 1])
         blocks.append((base + offs, int(aL), int(zL), int(aR), int(zR)))
     SegL = sp.csr_matrix((np.ones(kL.size), (kL, np.arange(kL.size))), shape=(repL.size, kL.size))
-    xs = np.arange(max(XL, XR))
-    bitsL = ((xs[:XL, None] >> np.arange(hL)) & 1).astype(np.float64)
-    bitsR = ((xs[:XR, None] >> np.arange(h - hL)) & 1).astype(np.float64)
+    if cards is None:
+        xs = np.arange(max(XL, XR))
+        bitsL = ((xs[:XL, None] >> np.arange(hL)) & 1).astype(np.float64)
+        bitsR = ((xs[:XR, None] >> np.arange(h - hL)) & 1).astype(np.float64)
+    else:
+        # x_h = xL + XL * xR: the rows of nd.ind (one-hot over every hidden child) split the same way
+        aL = int(nd.starts[hL])
+        bitsL = np.ascontiguousarray(nd.ind[:XL, :aL])
+        bitsR = np.ascontiguousarray(nd.ind[::XL, aL:])
     return _Split(hL, XL, XR, kL, kR, repL, repR, blocks, SegL, bitsL, bitsR)
 
 
@@ -237,8 +249,10 @@ def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P
     of it contributed by configuration ``x`` of the hidden children (enumerated with the first
     hidden child as the least significant digit, as :func:`_outer` builds their product), and
     ``ind[x, off_b + t] = [hidden child b is in state t in x]``.  Every configuration of the
-    hidden children is gathered per sub-pattern (no "split" mode): the cost per sub-pattern is
-    the product of the hidden children's numbers of states.
+    hidden children is gathered per sub-pattern (the cost per sub-pattern is the product of the
+    hidden children's numbers of states), or, with >= SPLIT_MIN_HIDDEN hidden children, summed
+    in two groups as in mode "split" (mode "generic-split", same :class:`_Split` arrays with
+    one-hot state indicators for the bits).
     """
     from hbnlab.bn.structure import features_under
 
@@ -269,6 +283,11 @@ def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P
     nd.child_map = {c: nodes[c].inv[rep] for c in nd.hid_nodes}
     nd.Fd = U[rep][:, fcols].astype(np.float64)
     nd.Seg = sp.csr_matrix((np.ones(P), (inv, np.arange(P))), shape=(nd.P_i, P))
+    if len(hpos) >= SPLIT_MIN_HIDDEN:
+        nd.mode = "generic-split"
+        bases, base_ids = np.unique(base, return_inverse=True)
+        nd.split = _make_split(nd, base_ids.ravel(), bases, cards=hcards)
+        return nd
     nd.idx = base[:, None] + offs[None, :]
     n_rows = int(np.prod(cards))
     rows = np.arange(nd.P_i * X)
@@ -339,9 +358,14 @@ class TreePlan:
         if self.direction == "hbn":
             sizes = [4 * self.P]
             for nd in self.nodes.values():
+                n_i = tree.cardinality(nd.node)
                 if nd.mode == "generic":
-                    sizes.append((tree.cardinality(nd.node) + 2) * nd.P_i * nd.offs.size
-                                 + tree.cardinality(nd.node) * self.P * nd.ind.shape[1])
+                    sizes.append((n_i + 2) * nd.P_i * nd.offs.size + n_i * self.P * nd.ind.shape[1])
+                elif nd.mode == "generic-split":
+                    t = nd.split
+                    sizes.append((n_i + 2) * max(nd.P_i * max(t.XL, t.XR), t.repL.size * nd.offs.size,
+                                                 t.repR.size * nd.offs.size)
+                                 + n_i * self.P * nd.ind.shape[1])
                 elif nd.mode == "split":
                     t = nd.split
                     sizes.append(4 * max(nd.P_i * max(t.XL, t.XR), t.repL.size * 2**nd.h, t.repR.size * 2**nd.h))
@@ -418,7 +442,7 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
         if any(c in overrides for c in nd.children if tree.kind[c] == FEATURE):
             qi, W = _hbn_node_soft(nd, tree, C, q, overrides, R)
             A = None
-        elif nd.mode == "split":
+        elif nd.mode in ("split", "generic-split"):
             qi, W, A = _split_upward(nd, C, q, R)
         elif nd.mode == "generic":
             W = _outer([q[c][:, nd.child_map[c], :] for c in nd.hid_nodes])
@@ -449,41 +473,44 @@ def _split_upward(nd, C, q, R):
     hL = sp_.hL
     WL = _outer([q[c][:, nd.child_map[c][sp_.repL], :] for c in nd.hid_nodes[:hL]])   # (R, nL, XL)
     WR = _outer([q[c][:, nd.child_map[c][sp_.repR], :] for c in nd.hid_nodes[hL:]])   # (R, nR, XR)
-    Y = np.empty((R, sp_.repL.size, 2, sp_.XR))
+    n = C.shape[-1]
+    Y = np.empty((R, sp_.repL.size, n, sp_.XR))
     for rows, aL, zL, _, _ in sp_.blocks:
         if zL > aL:
             # Cb[r, xL, (s, xR)] = C[r, rows[xR, xL], s]
-            Cb = C[:, rows, :].transpose(0, 2, 3, 1).reshape(R, sp_.XL, 2 * sp_.XR)
-            Y[:, aL:zL] = (WL[:, aL:zL] @ Cb).reshape(R, zL - aL, 2, sp_.XR)
+            Cb = C[:, rows, :].transpose(0, 2, 3, 1).reshape(R, sp_.XL, n * sp_.XR)
+            Y[:, aL:zL] = (WL[:, aL:zL] @ Cb).reshape(R, zL - aL, n, sp_.XR)
     Z = Y[:, sp_.kL] * WR[:, sp_.kR, None, :]                     # (R, P_i, 2, XR)
     return Z.sum(axis=-1), (WL, WR), (Y, Z)
 
 
 def _split_downward(nd, C, W, A, g, R):
-    """Expected counts (R, 2**k, 2) and D1 (R, P_i, h, 2) in mode "split"."""
+    """Expected counts (R, 2**k, 2) and D1 (R, P_i, h, 2) in mode "split"; in mode
+    "generic-split" (R, rows, n) and (R, P_i, sum of the hidden children's states, n)."""
     sp_ = nd.split
     WL, WR = W
     _, Z = A
     XL, XR, hL = sp_.XL, sp_.XR, sp_.hL
+    n = C.shape[-1]
     # counts: N[b, xR, xL, s] = C * sum_{p in b} W_L[kL(p)](xL) W_R[kR(p)](xR) g[p, s]
     H = WR[:, sp_.kR, None, :] * g[..., None]                          # (R, P_i, 2, XR)
     Hs = (sp_.SegL @ np.ascontiguousarray(H.transpose(1, 0, 2, 3)).reshape(nd.P_i, -1))
-    Hs = Hs.reshape(-1, R, 2 * XR).transpose(1, 0, 2)                  # (R, nL, 2 * XR)
+    Hs = Hs.reshape(-1, R, n * XR).transpose(1, 0, 2)                  # (R, nL, n * XR)
     N = np.zeros_like(C)
-    V = np.empty((R, sp_.repR.size, 2, XL))
+    V = np.empty((R, sp_.repR.size, n, XL))
     for rows, aL, zL, aR, zR in sp_.blocks:
-        Cr = C[:, rows, :]                                             # (R, XR, XL, 2)
+        Cr = C[:, rows, :]                                             # (R, XR, XL, n)
         if zL > aL:
-            M = np.swapaxes(WL[:, aL:zL], 1, 2) @ Hs[:, aL:zL]         # (R, XL, 2 * XR)
-            N[:, rows, :] = Cr * M.reshape(R, XL, 2, XR).transpose(0, 3, 1, 2)
+            M = np.swapaxes(WL[:, aL:zL], 1, 2) @ Hs[:, aL:zL]         # (R, XL, n * XR)
+            N[:, rows, :] = Cr * M.reshape(R, XL, n, XR).transpose(0, 3, 1, 2)
         if zR > aR:
             # V[kR](s, xL) = sum_xR W_R[kR](xR) C_b(xR, xL, s)
-            Cv = Cr.transpose(0, 1, 3, 2).reshape(R, XR, 2 * XL)
-            V[:, aR:zR] = (WR[:, aR:zR] @ Cv).reshape(R, zR - aR, 2, XL)
-    ZL = V[:, sp_.kR] * WL[:, sp_.kL, None, :]                          # (R, P_i, 2, XL)
-    D1L = ZL.reshape(-1, XL) @ sp_.bitsL                               # (R * P_i * 2, hL)
+            Cv = Cr.transpose(0, 1, 3, 2).reshape(R, XR, n * XL)
+            V[:, aR:zR] = (WR[:, aR:zR] @ Cv).reshape(R, zR - aR, n, XL)
+    ZL = V[:, sp_.kR] * WL[:, sp_.kL, None, :]                          # (R, P_i, n, XL)
+    D1L = ZL.reshape(-1, XL) @ sp_.bitsL                               # (R * P_i * n, hL)
     D1R = Z.reshape(-1, XR) @ sp_.bitsR
-    D1 = np.concatenate([D1L.reshape(R, nd.P_i, 2, hL), D1R.reshape(R, nd.P_i, 2, -1)], axis=-1)
+    D1 = np.concatenate([D1L.reshape(R, nd.P_i, n, -1), D1R.reshape(R, nd.P_i, n, -1)], axis=-1)
     return N, D1.transpose(0, 1, 3, 2)
 
 
@@ -607,19 +634,25 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool)
     stats, posts = {}, {}
     for i in plan.top_down:
         nd: _HBNNode = plan.nodes[i]
-        _, A = cache[i]
-        n_i = A.shape[1]
+        W, A = cache[i]
+        C = cpts[i]
+        n_i = C.shape[-1]
         X = nd.offs.size
         r_i = rho.pop(i)
         if return_posteriors:
             posts[i] = r_i * q[i][:, nd.inv]
         g = _segment_sum(nd.Seg, r_i * counts[None, :, None])              # (R, P_i, n_i)
-        AG = A * np.swapaxes(g, 1, 2)[..., None]                            # (R, n_i, P_i, X)
-        Bm = AG.transpose(2, 3, 0, 1).reshape(nd.P_i * X, R * n_i)
-        stats[i] = (nd.ST @ Bm).reshape(-1, R, n_i).transpose(1, 0, 2)
+        if nd.mode == "generic-split":
+            stats[i], D = _split_downward(nd, C, W, A, g, R)               # D: (R, P_i, sum n_b, n_i)
+            post = np.einsum("rps,rpks->rpk", r_i, D[:, nd.inv])
+        else:
+            AG = A * np.swapaxes(g, 1, 2)[..., None]                        # (R, n_i, P_i, X)
+            Bm = AG.transpose(2, 3, 0, 1).reshape(nd.P_i * X, R * n_i)
+            stats[i] = (nd.ST @ Bm).reshape(-1, R, n_i).transpose(1, 0, 2)
+            if nd.h:
+                D = (A.reshape(-1, X) @ nd.ind).reshape(R, n_i, nd.P_i, -1)  # (R, n_i, P_i, sum n_b)
+                post = np.einsum("rps,rspk->rpk", r_i, D[:, :, nd.inv])
         if nd.h:
-            D = (A.reshape(-1, X) @ nd.ind).reshape(R, n_i, nd.P_i, -1)     # (R, n_i, P_i, sum n_b)
-            post = np.einsum("rps,rspk->rpk", r_i, D[:, :, nd.inv])
             for b, c in enumerate(nd.hid_nodes):
                 pc = post[..., nd.starts[b]:nd.starts[b + 1]]
                 rho[c] = _safe_ratio(pc, q[c][:, plan.nodes[c].inv])

@@ -23,6 +23,13 @@ def _tree(direction, states=(3, 4, 2)):
     return t.with_states(dict(zip(t.hidden_nodes(), states)))
 
 
+def _wide_tree(direction, states):
+    """The class has 3 or 4 hidden children (HBN kernel mode "generic-split") and a feature."""
+    nested = [[0, 1], [2, 3], [4, 5], 6] if len(states) == 3 else [[0, 1], [2, 3], [4, 5], [6, 7], 8]
+    t = TreeStructure.from_nested(nested, direction=direction)
+    return t.with_states(dict(zip(t.hidden_nodes(), states)))
+
+
 # --------------------------------------------------------------------------- structure and tables
 def test_states_default_validation_and_dict_round_trip():
     t = TreeStructure.from_nested([[0, 1], 2])
@@ -63,12 +70,17 @@ def test_table_shapes_mixed_radix_and_free_parameters():
 
 # --------------------------------------------------------------------------- kernels vs enumeration
 @pytest.mark.parametrize("direction", ["hbn", "hnb"])
-@pytest.mark.parametrize("states", [(3, 4, 2), (3, 3, 3), (2, 2, 4)])
-def test_kernels_equal_brute_force_enumeration(direction, states):
+@pytest.mark.parametrize("make, states", [(_tree, (3, 4, 2)), (_tree, (3, 3, 3)), (_tree, (2, 2, 4)),
+                                          (_wide_tree, (3, 2, 4)), (_wide_tree, (3, 3, 2, 3))])
+def test_kernels_equal_brute_force_enumeration(direction, make, states):
     rng = np.random.default_rng(sum(states) + (direction == "hnb"))
-    t = _tree(direction, states)
+    t = make(direction, states)
+    if direction == "hbn" and make is _wide_tree:
+        from hbnlab.bn.kernels import TreePlan
+
+        assert TreePlan(t, np.zeros((1, t.n_features), bool)).nodes[0].mode == "generic-split"
     p = O.random_params(t, rng)
-    X = rng.integers(0, 2, (40, 7))
+    X = rng.integers(0, 2, (40, t.n_features))
     y = rng.integers(0, 2, 40)
     want = np.array([O.class_posterior(p, x) for x in X])
     np.testing.assert_allclose(I.class_posterior(p, X), want, atol=1e-12, rtol=0)
