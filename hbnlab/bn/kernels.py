@@ -490,7 +490,7 @@ def _split_downward(nd, C, W, A, g, R):
     sp_ = nd.split
     WL, WR = W
     _, Z = A
-    XL, XR, hL = sp_.XL, sp_.XR, sp_.hL
+    XL, XR = sp_.XL, sp_.XR
     n = C.shape[-1]
     # counts: N[b, xR, xL, s] = C * sum_{p in b} W_L[kL(p)](xL) W_R[kR(p)](xR) g[p, s]
     H = WR[:, sp_.kR, None, :] * g[..., None]                          # (R, P_i, 2, XR)
