@@ -63,11 +63,13 @@ VARIANTS = {
     "alpha0_direct3": {"alpha": 0.0, "n_direct": 3},
     "alpha0_restarts256": {"alpha": 0.0, "n_restarts": 256},
     # hidden nodes with more than two states (hbnlab.bn.states): k = 3 everywhere, or k in
-    # {2, 3, 4} per node by BIC on training-0
+    # {2, 3, 4} per node by BIC on training-0 ("auto") or by a held-out quarter of it
     "k3": {"hidden_states": 3},
     "auto": {"hidden_states": "auto"},
     "alpha0_k3": {"alpha": 0.0, "hidden_states": 3},
     "alpha0_auto": {"alpha": 0.0, "hidden_states": "auto"},
+    "auto_holdout": {"hidden_states": "auto-holdout"},
+    "alpha0_auto_holdout": {"alpha": 0.0, "hidden_states": "auto-holdout"},
 }
 
 
@@ -121,6 +123,11 @@ def run_one(data, split, category, n_terms, variant, seed):
         "iterations_best": int(em.n_iter[best]),
         "tree": tree_shape(clf.tree_),
         "hidden_states": [clf.tree_.cardinality(i) for i in clf.tree_.hidden_nodes()],
+        "state_search": None if clf.state_selection_ is None else {
+            "fits": len(clf.state_selection_),
+            "accepted": [(s["node"], s["states"]) for s in clf.state_selection_[1:] if s["accepted"]],
+            "best_rejected_gain": max((s["score"] - clf.state_selection_[0]["score"]
+                                       for s in clf.state_selection_[1:]), default=None)},
         "cpu_seconds": round(seconds, 1),
     }
 

@@ -218,7 +218,7 @@ def test_planted_three_state_node_is_recovered_and_bic_picks_k(make):
     assert held[3] > held[2] + 20
     sel = select_hidden_states(tree2, Xtr, ytr, n_restarts=16, random_state=0, stopping="absolute", tol=1e-3)
     assert sel.hidden_states == {1: 3}
-    assert bic_score(sel.result, 3000) > sel.steps[0]["bic"]
+    assert bic_score(sel.result, 3000) > sel.steps[0]["score"]
     # a binary planted tree: BIC keeps two states
     Xb, yb, _ = O.sample(make(2), 3000, rng)
     sel2 = select_hidden_states(tree2, Xb, yb, n_restarts=16, random_state=0, stopping="absolute", tol=1e-3)
@@ -230,3 +230,19 @@ def test_select_hidden_states_rejects_bad_candidates():
     t = TreeStructure.from_nested([[0, 1], 2])
     with pytest.raises(ValueError, match="candidates must be integers >= 2"):
         select_hidden_states(t, np.zeros((4, 3)), [0, 1, 0, 1], candidates=(1, 2))
+
+
+@pytest.mark.parametrize("make", [_planted_hbn])
+def test_holdout_criterion_picks_three_states_on_the_planted_tree(make):
+    """HBN only: the held-out score is log P(c | f), and the planted hierarchical naive Bayes's
+    third state mostly explains the features (its held-out log P(c | f) gains ~1 nat)."""
+    rng = np.random.default_rng(12)
+    X, y, _ = O.sample(make(3), 3000, rng)
+    tree2 = make(3).tree.with_states(2)
+    sel = select_hidden_states(tree2, X, y, score="holdout", n_restarts=16, random_state=0,
+                               stopping="absolute", tol=1e-3)
+    # no penalty: 4 states can express the 3 groups as well, and the held-out noise may prefer them
+    assert sel.hidden_states[1] >= 3
+    assert sel.steps[1]["states"] == 3 and sel.steps[1]["score"] > sel.steps[0]["score"] + 20
+    with pytest.raises(ValueError, match="score must be one of"):
+        select_hidden_states(tree2, X, y, score="aic")
