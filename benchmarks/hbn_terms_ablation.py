@@ -70,6 +70,7 @@ VARIANTS = {
     "alpha0_auto": {"alpha": 0.0, "hidden_states": "auto"},
     "auto_holdout": {"hidden_states": "auto-holdout"},
     "alpha0_auto_holdout": {"alpha": 0.0, "hidden_states": "auto-holdout"},
+    "alpha0_k3_absolute4": {"alpha": 0.0, "hidden_states": 3, "stopping": "absolute", "tol": 4.0},
 }
 
 
