@@ -93,9 +93,11 @@ def check_tunable(cfg: ExperimentConfig, classes=None) -> None:
 
 
 def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage: str = "test",
-                 label: str | None = None) -> int:
+                 label: str | None = None, class_settings: dict | None = None) -> int:
     """Submit a "train" job for ``classes`` x ``classifiers`` (defaults: the config's); a
-    validation-stage job on classes the split cannot score is refused first (:func:`check_tunable`)."""
+    validation-stage job on classes the split cannot score is refused first (:func:`check_tunable`).
+    ``class_settings``: class -> its own ``n_features`` / ``B`` / ``alpha`` (a tuning job's best
+    cell per class, :func:`per_class_settings`)."""
     from hbnlab.jobs.spec import JobSpec
 
     if stage == "validation":
@@ -104,6 +106,8 @@ def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage
     token = uuid.uuid4().hex  # names the job's checkpoint directory (not a modelling choice)
     params = {"config": cfg.to_dict(), "classes": list(classes or []), "classifiers": classifiers, "stage": stage,
               "checkpoint_dir": str(data_home() / "checkpoints" / token[:16])}
+    if class_settings:
+        params["class_settings"] = {str(c): dict(v) for c, v in class_settings.items()}
     what = ", ".join(classifiers)
     who = ", ".join(classes) if classes else "all classes"
     spec = JobSpec("train", params, label=label or f"train {what} on {who}", group=JOB_GROUP,
@@ -575,6 +579,17 @@ def config_with_cell(result: dict) -> ExperimentConfig:
     algo = result["classifier"]
     cfg = ExperimentConfig.from_dict(result["config"])
     return cfg.with_structure_params(algo, best["B"], best["alpha"]).replace(n_features=int(best["n_features"]))
+
+
+def per_class_settings(result: dict) -> dict:
+    """A tuning job's best cell per class as train-job ``class_settings`` (B, alpha, terms)."""
+    return {c: {"B": int(v["B"]), "alpha": float(v["alpha"]), "n_features": int(v["n_features"])}
+            for c, v in result.get("best_per_class", {}).items()}
+
+
+def per_class_frame(result: dict) -> pd.DataFrame:
+    """One row per class: its own best cell of a tuning job beside the best common cell."""
+    return views.per_class_tuning_frame(result)
 
 
 # --------------------------------------------------------------------------- evaluation tables

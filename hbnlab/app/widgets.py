@@ -215,6 +215,13 @@ def table_height(frame, max_rows: int = 40) -> int:
     return 35 * (min(len(frame), max_rows) + 1) + 3
 
 
+def per_class_columns() -> dict:
+    """Column formats of a tuning job's per-class table (breakevens in percent, one decimal)."""
+    pct = {name: st.column_config.NumberColumn(name, format="%.1f") for name in ("breakeven", "best common cell")}
+    return {**pct, "gain": st.column_config.NumberColumn("gain", format="%+.1f"),
+            "alpha": st.column_config.NumberColumn("alpha", format="%g")}
+
+
 def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str | None = None):
     """Select one of ``jobs`` (newest first).
 
