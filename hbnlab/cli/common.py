@@ -8,7 +8,7 @@ from pathlib import Path
 from hbnlab._validation import HbnlabError
 
 __all__ = ["CLIError", "add_corpus_options", "add_validation_options", "validation_kwargs", "check_corpus_arg",
-           "corpus_from_args", "parse_list", "parse_categories", "write_json"]
+           "corpus_from_args", "parse_list", "parse_categories", "parse_param_items", "write_json"]
 
 #: ``--validation`` choices (:data:`hbnlab.corpus.splits.VALIDATION_METHODS`, kept here so that
 #: ``hbnlab --help`` does not import the library).
@@ -128,3 +128,18 @@ def write_json(path: str | None, obj) -> None:
 
     write_text_atomic(Path(path), json.dumps(clean(obj), indent=2))
     print(f"wrote {path}")
+
+
+def parse_param_items(items) -> dict:
+    """``--param KEY=VALUE`` items -> a dict; a value is read as JSON (``0``, ``0.5``, ``true``,
+    ``[1, 2]``), else kept as a bare string."""
+    out = {}
+    for item in items or []:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise CLIError(f"--param {item!r}: expected KEY=VALUE")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out

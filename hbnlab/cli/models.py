@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg
+from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg, parse_param_items
 
 __all__ = ["register", "cmd_train", "cmd_export_model", "cmd_predict", "cmd_run", "cmd_report", "evidence_names"]
 
@@ -33,19 +33,6 @@ def _corpus_spec(args):
     return CorpusSpec("path", path=args.corpus, encoding=args.encoding)
 
 
-def _parse_params(items) -> dict:
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise CLIError(f"--param {item!r}: expected KEY=VALUE")
-        k, v = item.split("=", 1)
-        try:
-            out[k.strip()] = json.loads(v)
-        except ValueError:
-            out[k.strip()] = v  # a bare string
-    return out
-
-
 # =========================================================================== train
 def cmd_train(args) -> int:
     from hbnlab.evaluation import breakeven_point
@@ -58,7 +45,7 @@ def cmd_train(args) -> int:
         name = learner(args.classifier).name
     except ValueError as e:
         raise CLIError(f"--classifier: {e}") from None
-    params = _parse_params(args.param)
+    params = parse_param_items(args.param)
     for opt, val in (("B", args.B), ("alpha", args.alpha), ("n_restarts", args.n_restarts)):
         if val is None:
             continue

@@ -11,6 +11,7 @@ from hbnlab.cli.common import (
     add_validation_options,
     corpus_from_args,
     parse_categories,
+    parse_param_items,
     validation_kwargs,
     write_json,
 )
@@ -107,12 +108,11 @@ def cmd_reproduce(args) -> int:
             rows = rep.parse_rows(args.rows) if args.rows else None
         except ValueError as e:
             raise CLIError(f"--rows: {e}") from None
-        try:
-            settings = rep.parse_settings(args.settings)
-            if settings:  # refused before the corpus is read
-                rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows)
+        settings = parse_param_items(args.param)
+        try:  # refused before the corpus is read
+            rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows)
         except ValueError as e:
-            raise CLIError(f"--set: {e}") from None
+            raise CLIError(f"--param: {e}") from None
         data = _protocol_data(args)
         result = rep.table_4_10(data, rows=rows, extra_rows=args.extra_rows, tune=args.tune,
                                 n_restarts=args.n_restarts, n_jobs=args.n_jobs, random_state=args.random_state,
@@ -204,9 +204,9 @@ def register(sub) -> None:
     r.add_argument("--rows", default=None,
                    help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term); "
                         "HBN-OR:30/100/300 chooses the terms per class on validation")
-    r.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
-                   help="table-4.10: a setting for every row whose learner has it, e.g. --set alpha=0 "
-                        "(repeatable)")
+    r.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="table-4.10: a hyper-parameter for every row whose learner has it, e.g. --param alpha=0 "
+                        "(JSON value; repeatable)")
     r.add_argument("--n-restarts", type=int, default=None, help="EM restarts for HBN rows (default 64)")
     r.add_argument("--random-state", type=int, default=0)
     r.add_argument("--collection", default=None, choices=["reuters", "ohsumed", "20newsgroups"],

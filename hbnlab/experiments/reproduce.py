@@ -126,26 +126,6 @@ def parse_rows(text: str) -> list[tuple]:
     return rows
 
 
-def parse_settings(items) -> dict:
-    """``["alpha=0", "B=9"]`` -> ``{"alpha": 0.0, "B": 9}`` (ints stay ints; anything else that is
-    not a number stays a string)."""
-    out = {}
-    for item in items or ():
-        key, sep, value = str(item).partition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key or not value:
-            raise ValueError(f"setting {item!r}: expected KEY=VALUE, e.g. alpha=0")
-        for conv in (int, float):
-            try:
-                out[key] = conv(value)
-                break
-            except ValueError:
-                continue
-        else:
-            out[key] = value
-    return out
-
-
 def _row_settings(rows, settings: dict) -> dict:
     """``settings`` split over the rows: each row takes the keys its learner has; a key no row's
     learner has is an error naming the rows."""
@@ -253,6 +233,6 @@ def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None 
     return {"rows": rows, "corpus": data.corpus_json()}
 
 
-__all__ = ["load_reuters_protocol", "load_protocol", "three_phase_tuning", "parse_rows", "parse_settings",
+__all__ = ["load_reuters_protocol", "load_protocol", "three_phase_tuning", "parse_rows",
            "table_4_10_rows_settings", "table_4_10", "validation_table",
            "ALPHA_GRIDS", "VALIDATION_TARGETS", "TARGETS"]

@@ -1,6 +1,6 @@
 """The number of terms as a tuning dimension per class: the row syntax ``NAME:30/100/all``, the
 choice on validation (checked against the validation rows it is made from), rows with a category ->
-terms mapping, and ``--set`` settings."""
+terms mapping, and ``--param`` settings."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,9 +26,11 @@ def test_row_syntax_lists_candidates():
 
 
 def test_settings_parse_and_go_only_to_rows_that_have_them():
-    assert rep.parse_settings(["alpha=0", "B=9", "clustering_note=x"]) == {"alpha": 0, "B": 9, "clustering_note": "x"}
-    with pytest.raises(ValueError, match="KEY=VALUE"):
-        rep.parse_settings(["alpha"])
+    from hbnlab.cli.common import CLIError, parse_param_items
+
+    assert parse_param_items(["alpha=0", "B=9", "note=x y"]) == {"alpha": 0, "B": 9, "note": "x y"}
+    with pytest.raises(CLIError, match="KEY=VALUE"):
+        parse_param_items(["alpha"])
     per_row = rep.table_4_10_rows_settings([("NB", 30), ("HBN-OR", 30)], {"alpha": 0.0, "N0": 0.5})
     assert per_row == {("NB", 30): {"N0": 0.5}, ("HBN-OR", 30): {"alpha": 0.0}}
     with pytest.raises(ValueError, match=r"no row's learner has the setting\(s\) \['C'\]"):
@@ -78,6 +80,6 @@ def test_tuned_tree_rows_choose_terms_then_b_and_alpha(data):
 def test_cli_refuses_an_unknown_setting_before_reading_the_corpus(capsys):
     from hbnlab.cli.main import main
 
-    code = main(["reproduce", "table-4.10", "--corpus", "/nonexistent/corpus", "--rows", "NB:30", "--set", "C=1"])
+    code = main(["reproduce", "table-4.10", "--corpus", "/nonexistent/corpus", "--rows", "NB:30", "--param", "C=1"])
     assert code == 2
-    assert "--set: no row's learner has the setting(s) ['C']" in capsys.readouterr().err
+    assert "--param: no row's learner has the setting(s) ['C']" in capsys.readouterr().err
