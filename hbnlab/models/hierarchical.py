@@ -211,6 +211,8 @@ class HierarchicalShrinkageNBClassifier(NonNegativeInputMixin, BinaryTextClassif
         One per internal node of the path.
     em_traces_ : list of list of list of float
         Held-out log-likelihood per EM iteration, per node and class.
+    n_iter_ : int
+        The most EM iterations any class's weights took (1 without shrinkage: one counting pass).
 
     Examples
     --------
@@ -327,6 +329,7 @@ class HierarchicalShrinkageNBClassifier(NonNegativeInputMixin, BinaryTextClassif
                                  m.log_prior, m.log_theta, m.lambdas, m.target) for m, _ in fitted]
         self.path_ = path
         self.em_traces_ = traces
+        self.n_iter_ = max([1, *(len(t) for node in traces for t in node)])
         return self
 
     def _fit_node(self, counts: sp.csr_matrix, topics: TopicLabels, up: tuple, child: str, cand: np.ndarray,
