@@ -22,9 +22,10 @@ class v of node u is the mixture
     theta~_v = lambda_0 theta_v + lambda_1 theta_u + ... + lambda_m theta_root + lambda_{m+1} / |F_u|
 
 of maximum-likelihood estimates along the path from v up to the root and the uniform distribution
-over the node's terms F_u.  As McCallum et al. do, the estimate of an ancestor a_j uses the
-documents of a_j's subtree minus those of the node below it on the path, so that the levels are
-estimated from disjoint data.  The weights lambda maximise the likelihood of held-out documents
+over the node's terms F_u.  The estimate of an ancestor a_j uses the documents of a_j's subtree
+minus those of the node below it on the path, so that the levels are estimated from disjoint
+documents (our reading of McCallum et al.'s construction; the mixture would otherwise count the
+class's own words at every level).  The weights lambda maximise the likelihood of held-out documents
 of v (a seeded fraction ``held_out`` of the fitting documents, whose words the level estimates do
 not see) by EM (:func:`fit_shrinkage_weights`: E-step, the share of each held-out word that each
 level generated; M-step, the shares normalised).  The final levels are then estimated on every

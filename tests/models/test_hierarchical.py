@@ -102,7 +102,7 @@ def test_shrinkage_mixture_matches_a_slow_oracle_and_maximises_held_out_likeliho
     for k, c in enumerate(node.classes):
         own = set(member[c])
         in_a, everything = set(range(24)), set(range(36))
-        # McCallum et al. 1998: each ancestor's estimate leaves out the data of the level below
+        # each ancestor's estimate leaves out the documents of the level below (disjoint levels)
         level_docs = [own, in_a - own, everything - in_a]
         full = [_slow_level(Xd[:, cols], d) for d in level_docs] + [np.full(cols.size, 1 / cols.size)]
         lam = node.lambdas[k]
