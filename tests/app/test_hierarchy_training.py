@@ -3,7 +3,7 @@ Corpus page, HIER-NB and NB on the Training page, the Evaluation table; on a fla
 fails with the message that names the fix."""
 from __future__ import annotations
 
-from app_testutil import frame_with, no_exceptions, texts, wait_for_jobs
+from app_testutil import frame_with, no_exceptions, shown, texts, wait_for_jobs
 
 LEAVES = sorted(f"{t}.{c}" for t in ("alpha", "bravo", "charlie") for c in ("red", "green", "blue"))
 
@@ -34,6 +34,17 @@ def test_training_page_trains_hier_nb_on_the_hierarchical_synthetic_corpus(app):
     table = frame_with(app, "class", index=True)
     assert sorted(table.index[:-2]) == LEAVES and list(table.columns) == ["HIER-NB", "NB"]
     assert table.loc["micro", "HIER-NB"] > table.loc["micro", "NB"] + 10
+    # explain: the generic term-flip explanation of a HIER-NB model
+    app.switch_page("pages/explain.py").run()
+    no_exceptions(app)
+    app.selectbox(key="x_unit").set_value("alpha.red|HIER-NB").run()
+    no_exceptions(app)
+    assert any("HIER-NB gives P(alpha.red | document)" in v for v in texts(app, "success") + texts(app, "warning"))
+    # export: the model file of each unit
+    app.switch_page("pages/export.py").run()
+    app.selectbox(key="p_unit").set_value("alpha.red|HIER-NB").run()
+    no_exceptions(app)
+    assert "Download the model alpha.red · HIER-NB" in [shown(b.label) for b in app.get("download_button")]
 
 
 def test_hier_nb_on_a_flat_corpus_fails_naming_the_fix(app):
