@@ -163,7 +163,8 @@ class NodeModel:
     ``features`` index the classifier's ``selected_features_``; ``log_theta[k]`` is class k's
     (shrunk) log term distribution over them; ``lambdas[k]`` its mixture weights (class, node,
     ..., root, uniform; empty without shrinkage); ``target`` the class on the path to the
-    classifier's category.
+    classifier's category.  A node whose documents all belong to one child has that one class,
+    no terms and no weights: its edge has probability 1.
     """
 
     node: str
@@ -347,6 +348,11 @@ class HierarchicalShrinkageNBClassifier(NonNegativeInputMixin, BinaryTextClassif
             classes.append(RESIDUAL)
             members.append(rest)
         M = np.column_stack(members)
+        if len(classes) == 1:
+            # a single child holds every document of the node: the edge is certain, no term decides it
+            model = NodeModel(node, tuple(classes), np.zeros(0, dtype=np.int64), np.zeros(1), np.zeros((1, 0)),
+                              np.zeros((1, 0)), 0)
+            return model, np.zeros(0), [[]]
         rows = np.flatnonzero(inside)
         # Chakrabarti sec. 5.7.1: terms scored among the documents of this node's subtree only
         scores = fisher_index_multiclass(counts[rows][:, cand], M[rows])

@@ -74,3 +74,15 @@ def test_a_flat_corpus_is_refused_naming_the_fix(capsys):
                "--n-jobs", "1"])
     assert rc == 2
     assert "no topic hierarchy" in capsys.readouterr().err
+
+
+def test_train_on_the_named_synthetic_hierarchy_with_a_taxonomy_file(tmp_path, capsys):
+    tax = tmp_path / "t.tsv"
+    tax.write_text("warm\tred\nred\talpha.red\nred\tbravo.red\n", encoding="utf-8")
+    model = tmp_path / "m.hbnlab"
+    assert main(["train", "--corpus", "synthetic-hierarchy", "--seed", "3", "--synthetic-size", "400",
+                 "--class", "bravo.red", "--classifier", "hier-nb", "--taxonomy", str(tax), "--out", str(model)]) == 0
+    m = load_model(model)
+    assert m.estimator.path_ == ("", "warm", "red", "bravo.red")
+    assert m.provenance["corpus_spec"] == {"kind": "synthetic-hierarchy", "seed": 3, "size": 400}
+    assert m.corpus["name"] == "synthetic-hierarchy"

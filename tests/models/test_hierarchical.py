@@ -76,6 +76,17 @@ def test_residual_class_holds_the_documents_of_no_child():
     assert root.classes == ("a", "b", RESIDUAL) and root.target == 1
 
 
+def test_a_node_with_one_child_is_a_certain_edge():
+    tax = Taxonomy({"warm": ROOT, "red": "warm", "a.red": "red", "b.red": "red", "cold": ROOT})
+    topics = TopicLabels.from_label_sets(tax, [{"a.red"}, {"a.red"}, {"b.red"}, {"b.red"}, {"cold"}, {"cold"}])
+    clf = HierarchicalShrinkageNBClassifier().fit(X, Y_AX, topics=topics, target="a.red")
+    assert [n.classes for n in clf.nodes_] == [("cold", "warm"), ("red",), ("a.red", "b.red")]
+    assert clf.nodes_[1].features.size == 0
+    assert np.array_equal(clf.path_log_proba(X)[:, 1], np.zeros(6))
+    m = load_model(model_to_bytes(clf))
+    assert np.array_equal(m.estimator.decision_function(X), clf.decision_function(X))
+
+
 def _slow_level(Xd, docs):
     counts = np.zeros(Xd.shape[1])
     for i in docs:

@@ -373,18 +373,19 @@ def _hier_from(est, st, r):
         if node != path[i]:
             raise ri.error("node", f"expected {path[i]!r} (path_[{i}]), got {node!r}")
         classes = ri.get(nd, "classes")
-        if not (isinstance(classes, list) and len(classes) >= 2 and all(isinstance(c, str) for c in classes)
+        if not (isinstance(classes, list) and classes and all(isinstance(c, str) for c in classes)
                 and len(set(classes)) == len(classes)):
-            raise ri.error("classes", "expected at least two distinct class names")
+            raise ri.error("classes", "expected a list of distinct class names")
         k = len(classes)
         target = ri.int(nd, "target", lo=0, hi=k - 1)
         if classes[target] != path[i + 1]:
             raise ri.error("target", f"class {classes[target]!r} is not the next node of path_ ({path[i + 1]!r})")
         feats = ri.array(nd, "features", "int64", ndim=1, lo=0, hi=m - 1)
-        if feats.size == 0:
-            raise ri.error("features", "no term is selected")
+        if (feats.size == 0) != (k == 1):
+            raise ri.error("features", "a node selects terms exactly when it has more than one class")
         # McCallum et al. 1998: every row a distribution over the node's terms, the weights too
-        log_theta = ri.distribution(nd, "log_theta", shape=(k, feats.size), log=True)
+        log_theta = (ri.distribution(nd, "log_theta", shape=(k, feats.size), log=True) if feats.size
+                     else ri.array(nd, "log_theta", "float64", shape=(1, 0)))
         log_prior = ri.distribution(nd, "log_prior", shape=(k,), log=True)
         for name, a in (("log_theta", log_theta), ("log_prior", log_prior)):
             if not np.all(np.isfinite(a)):
