@@ -88,6 +88,10 @@ class Taxonomy:
         object.__setattr__(self, "parents", MappingProxyType(dict(sorted(parents.items()))))
         object.__setattr__(self, "_children", MappingProxyType({k: tuple(sorted(v)) for k, v in kids.items()}))
 
+    def __reduce__(self):
+        # rebuilt (and checked again) from the plain mapping: worker processes receive taxonomies
+        return (Taxonomy, (dict(self.parents),))
+
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_names(cls, names: Iterable[str]) -> Taxonomy:
@@ -270,6 +274,9 @@ class TopicLabels:
         Y.setflags(write=False)
         object.__setattr__(self, "Y", Y)
         object.__setattr__(self, "_index", {n: k for k, n in enumerate(self.taxonomy.nodes)})
+
+    def __reduce__(self):
+        return (TopicLabels, (self.taxonomy, np.array(self.Y)))
 
     @classmethod
     def from_label_sets(cls, taxonomy: Taxonomy, label_sets: Iterable[Iterable[str]]) -> TopicLabels:

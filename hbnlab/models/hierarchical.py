@@ -10,6 +10,9 @@ each factor the posterior of a multinomial naive Bayes model at internal node u_
 children.  The documents of u_i that belong to none of its children (documents labelled u_i
 itself, or at the root the documents of no category) form one more class, ``"(other)"``, so that
 the factors are proper posteriors.  ``decision_function`` is log P(c | d) - log(1 - P(c | d)).
+A category that is an internal node of the taxonomy is scored as its whole subtree (Chakrabarti's
+inheritance); an evaluation against the corpus's labels as given counts the subtree's other
+documents as negatives.
 
 Feature selection per internal node (sec. 5.7.1).  The node u_i keeps the ``n_features`` terms of
 highest Fisher index among its children (eq. 5.11, :func:`hbnlab.features.fisher_index_multiclass`),

@@ -22,8 +22,9 @@ def dotted_corpus(tmp_path_factory):
 
 def test_reproduce_table_4_10_with_a_hierarchical_row(dotted_corpus, tmp_path, capsys):
     out = tmp_path / "t.json"
+    # two worker processes: the taxonomy's labels travel to them
     assert main(["reproduce", "table-4.10", "--corpus", str(dotted_corpus), "--rows", "NB:30,HIER-NB:30",
-                 "--n-jobs", "1", "--json", str(out)]) == 0
+                 "--n-jobs", "2", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "HIER-NB (30)" in printed
     rows = {r["classifier"]: r for r in json.loads(out.read_text())["rows"]}

@@ -2,6 +2,8 @@
 labels, and every error naming the file and the line."""
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -44,6 +46,13 @@ def test_labels_are_inherited_by_every_ancestor():
     assert sub.n_documents == 2 and sub.column("comp").tolist() == [True, False]
     with pytest.raises(ValueError, match="read-only"):
         topics.Y[0, 0] = False
+
+
+def test_taxonomy_and_labels_survive_pickling_for_worker_processes():
+    topics = TopicLabels.from_label_sets(Taxonomy.from_names(NEWS), [{"comp.sys.mac"}, {"sci.med"}])
+    back = pickle.loads(pickle.dumps(topics))
+    assert back.taxonomy.parents == topics.taxonomy.parents and back.taxonomy.path("comp.sys.mac")[0] == "comp"
+    assert np.array_equal(back.Y, topics.Y) and not back.Y.flags.writeable
 
 
 @pytest.mark.parametrize("name", ["a..b", ".a", "a."])
