@@ -245,12 +245,17 @@ def read_taxonomy(path, *, categories: Sequence[str] | None = None) -> Taxonomy:
 
 def taxonomy_for_categories(categories: Sequence[str], taxonomy: Taxonomy | None = None) -> Taxonomy | None:
     """The taxonomy of an experiment: ``taxonomy`` (completed with the categories it lacks), else
-    the one of the dotted names; ``None`` when neither gives a hierarchy (no dotted name)."""
+    the one of the dotted names; ``None`` when neither gives a hierarchy (no dotted name, or a
+    name such as ``u.s.`` whose dots do not name parents: every learner but the hierarchical ones
+    must still work on such a corpus)."""
     if taxonomy is not None:
         return taxonomy.with_nodes(categories)
     if not any("." in str(c) for c in categories):
         return None
-    tax = Taxonomy.from_names(categories)
+    try:
+        tax = Taxonomy.from_names(categories)
+    except TaxonomyError:
+        return None
     return None if tax.is_flat else tax
 
 

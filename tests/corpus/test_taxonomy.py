@@ -115,6 +115,7 @@ def test_unreadable_file(tmp_path):
 
 def test_an_experiment_has_a_taxonomy_only_with_dots_or_a_file():
     assert taxonomy_for_categories(["acq", "earn"]) is None
+    assert taxonomy_for_categories(["u.s.", "uk"]) is None  # dots that name no parent: no hierarchy, no error
     assert taxonomy_for_categories(["a.x", "a.y"]).path("a.x") == ("a", "a.x")
     given = Taxonomy({"g": ROOT, "acq": "g"})
     assert taxonomy_for_categories(["acq", "earn"], given).children(ROOT) == ("earn", "g")
