@@ -279,7 +279,8 @@ def document(cfg: ExperimentConfig, doc_id: str):
 
 # --------------------------------------------------------------------------- experiment data
 #: The config fields that decide the indexed data (the cache key of :func:`experiment`).
-_DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "reuters_dir", "upload_path", "upload_text_column",
+_DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "synthetic_model", "reuters_dir", "upload_path",
+                "upload_text_column",
                 "upload_labels_column", "upload_split_column", "upload_id_column", "upload_title_column",
                 "upload_encoding",
                 "stopwords", "stemming", "min_df", "selection", "categories", "n_categories", "validation", "cv",
@@ -389,7 +390,8 @@ def job_on_corpus(rec, cfg: ExperimentConfig) -> bool:
 def config_corpus_label(cfg: ExperimentConfig) -> str:
     """The corpus of ``cfg`` in words."""
     if cfg.corpus == "synthetic":
-        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
+        what = "topic hierarchy, " if cfg.synthetic_model == "hierarchy" else ""
+        return f"synthetic ({what}seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
     if cfg.corpus == "reuters":
         return "Reuters-21578 ModApte"
     return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"

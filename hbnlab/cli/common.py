@@ -23,7 +23,8 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
                        synthetic_size: bool = True) -> None:
     """``--corpus synthetic|reuters|PATH``, ``--encoding``, ``--reuters-dir``, the synthetic corpus's seed
     and size."""
-    p.add_argument("--corpus", default=default, help="synthetic | reuters | PATH (directory, table, zip)")
+    p.add_argument("--corpus", default=default,
+                   help="synthetic | synthetic-hierarchy | reuters | PATH (directory, table, zip)")
     p.add_argument("--encoding", default="auto", metavar="auto|NAME",
                    help="text encoding of the files of --corpus PATH: auto (default) detects it file by file "
                         "(byte-order mark, UTF-16, UTF-8, cp1252, a detector's guess); a codec name (utf-8, "
@@ -82,9 +83,9 @@ def parse_categories(text: str | None, corpus) -> list[str] | None:
 def check_corpus_arg(args) -> None:
     """Refuse a ``--corpus`` path that does not exist and a too small ``--synthetic-size``, naming the option."""
     size = getattr(args, "synthetic_size", 3000)
-    if args.corpus == "synthetic" and size < 8:
+    if args.corpus in ("synthetic", "synthetic-hierarchy") and size < 8:
         raise CLIError(f"--synthetic-size must be >= 8, got {size}")
-    if args.corpus not in (None, "synthetic", "reuters") and not Path(args.corpus).exists():
+    if args.corpus not in (None, "synthetic", "synthetic-hierarchy", "reuters") and not Path(args.corpus).exists():
         raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
 
 

@@ -22,6 +22,7 @@ __all__ = ["register", "cmd_reproduce", "cmd_tree"]
 def _protocol_data(args):
     """The thesis's protocol data on ``--corpus`` (default Reuters-21578 ModApte, downloaded if
     needed) with ``--categories`` and the validation options."""
+    from hbnlab.corpus.taxonomy import read_taxonomy
     from hbnlab.experiments import reproduce as rep
     from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 
@@ -29,7 +30,9 @@ def _protocol_data(args):
     categories = parse_categories(args.categories, corpus)
     if categories is None and not is_reuters_modapte(corpus.name):
         categories = corpus.categories(min_train=1, min_test=1)
-    return rep.load_protocol(corpus, categories=categories, log=print, **validation_kwargs(args, args.random_state))
+    taxonomy = read_taxonomy(args.taxonomy, categories=corpus.categories()) if args.taxonomy else None
+    return rep.load_protocol(corpus, categories=categories, log=print, taxonomy=taxonomy,
+                             **validation_kwargs(args, args.random_state))
 
 
 def _print_validation_rows(result: dict) -> None:
@@ -197,13 +200,17 @@ def register(sub) -> None:
                    help="table-4.x: all | topK | comma list (default: Reuters top10; another corpus: every "
                         "category with a training and a test document)")
     add_validation_options(r)
+    r.add_argument("--taxonomy", default=None, metavar="FILE",
+                   help="table-4.x: the categories' tree for HIER-NB, one 'parent<TAB>child' per line (default: "
+                        "the tree of dotted category names such as comp.sys.mac)")
     r.add_argument("--json", default=None, metavar="OUT", help="write the rows as JSON")
     r.add_argument("--n-jobs", type=int, default=2, help="parallel processes (default 2)")
     r.add_argument("--tune", action="store_true", help="table-4.10: tune B and alpha on validation (3 phases)")
     r.add_argument("--extra-rows", action="store_true", help="table-4.10: add the neighbours' learners")
     r.add_argument("--rows", default=None,
-                   help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term); "
-                        "HBN-OR:30/100/300 chooses the terms per class on validation")
+                   help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term; "
+                        "HIER-NB:30 = 30 terms per node of the taxonomy); HBN-OR:30/100/300 chooses the terms "
+                        "per class on validation")
     r.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="table-4.10: a hyper-parameter for every row whose learner has it, e.g. --param alpha=0 "
                         "(JSON value; repeatable)")

@@ -29,15 +29,21 @@ from hbnlab.corpus import (
     fetch_reuters21578,
     load_corpus,
     load_reuters21578,
+    make_hierarchical_corpus,
     make_synthetic_corpus,
 )
 
 __all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_from_spec", "is_reuters_modapte",
-           "REUTERS_NAME", "confine_corpus_path", "allowed_corpus_dirs", "CorpusPathError", "ALLOWED_DIRS_ENV"]
+           "REUTERS_NAME", "SYNTHETIC_HIERARCHY", "confine_corpus_path", "allowed_corpus_dirs", "CorpusPathError",
+           "ALLOWED_DIRS_ENV"]
 
 #: Environment variable: more directories (separated by ``os.pathsep``) the workbench may read
 #: uploads and Reuters-21578 from, besides the data home.
 ALLOWED_DIRS_ENV = "HBNLAB_ALLOWED_DIRS"
+
+
+#: The command line's name of the synthetic corpus with a topic taxonomy.
+SYNTHETIC_HIERARCHY = "synthetic-hierarchy"
 
 
 class CorpusPathError(CorpusError):
@@ -109,22 +115,27 @@ def confine_corpus_path(value, *, parameter: str, kind: str) -> Path:
 
 def load_named_corpus(name: str, *, reuters_dir: str | None = None, seed: int = 0, size: int = 3000,
                       download: bool = True, encoding: str = "auto"):
-    """``"synthetic"`` (seeded, ``size`` documents), ``"reuters"`` (ModApte) or a path read by
+    """``"synthetic"`` (seeded, ``size`` documents), ``"synthetic-hierarchy"`` (the same, categories
+    in a topic taxonomy), ``"reuters"`` (ModApte) or a path read by
     :func:`hbnlab.corpus.load_corpus` (a folder per class, a table or a ZIP) with ``encoding``
     (``"auto"``: detected file by file, or a codec name)."""
     if name == "synthetic":
         return make_synthetic_corpus(n_documents=size, random_state=seed)
+    if name == SYNTHETIC_HIERARCHY:
+        return make_hierarchical_corpus(n_documents=size, random_state=seed)
     if name == "reuters":
         return load_reuters21578(resolve_reuters_dir(reuters_dir, download=download))
     if not Path(name).exists():
-        raise CorpusError(f"{name}: no such file or directory (a corpus is synthetic, reuters or a path)")
+        raise CorpusError(f"{name}: no such file or directory (a corpus is synthetic, {SYNTHETIC_HIERARCHY}, "
+                          f"reuters or a path)")
     return load_corpus(name, encoding=encoding)
 
 
 def corpus_from_spec(spec: dict, *, progress=None):
     """Load the corpus a workbench spec names.
 
-    ``{"corpus": "synthetic", "seed": s, "size": n}`` -> :func:`hbnlab.corpus.make_synthetic_corpus`;
+    ``{"corpus": "synthetic", "seed": s, "size": n}`` -> :func:`hbnlab.corpus.make_synthetic_corpus`
+    (with ``"model": "hierarchy"``: :func:`hbnlab.corpus.make_hierarchical_corpus`);
     ``{"corpus": "reuters", "reuters_dir": d}`` -> :func:`hbnlab.corpus.load_reuters21578` (never
     downloads: the Corpus page does that with a progress bar);
     ``{"corpus": "upload", "upload_path": p, "options": {...}}`` -> :func:`hbnlab.corpus.load_corpus`
@@ -136,7 +147,11 @@ def corpus_from_spec(spec: dict, *, progress=None):
     """
     kind = spec.get("corpus")
     if kind == "synthetic":
-        return make_synthetic_corpus(n_documents=int(spec.get("size", 3000)), random_state=int(spec.get("seed", 0)))
+        model = spec.get("model", "groups")
+        if model not in ("groups", "hierarchy"):
+            raise ValueError(f"corpus spec: 'model' must be 'groups' or 'hierarchy', got {model!r}")
+        make = make_hierarchical_corpus if model == "hierarchy" else make_synthetic_corpus
+        return make(n_documents=int(spec.get("size", 3000)), random_state=int(spec.get("seed", 0)))
     if kind == "reuters":
         given = str(spec.get("reuters_dir", "") or "")
         where = confine_corpus_path(given, parameter="reuters_dir", kind="reuters") if given.strip() else None
