@@ -278,3 +278,28 @@ def test_the_command_line_no_cache_flag(home, folder_corpus, capsys, monkeypatch
     assert main(["corpus-info", "--corpus", str(folder_corpus.root), "--no-cache"]) == 0
     assert "cache:" not in capsys.readouterr().out and entries(home) == []
     assert os.environ.get(store.NO_CACHE_ENV) == "1"                # workers started from here inherit it
+
+
+def test_the_least_recently_used_entries_go_when_the_store_is_full(home, monkeypatch):
+    corpus = load_named_corpus("synthetic", size=300, seed=8)
+    store.prepare_cached(corpus, n_categories=2, random_state=0)
+    store.prepare_cached(corpus, n_categories=2, random_state=1)
+    by_use = [entries(home, "corpus")[0]] + sorted(entries(home, "data"))
+    for t, p in enumerate(by_use, 1):
+        os.utime(p / "entry.json", (t, t))                       # used in this order, long ago
+
+    def size(p):
+        return sum(f.stat().st_size for f in p.iterdir())
+    full = sum(size(p) for p in by_use)
+    monkeypatch.setenv(store.MAX_MB_ENV, str(full / 2**20))      # the store is exactly full
+    log = []
+    store.prepare_cached(corpus, n_categories=2, random_state=2, log=log.append)
+    (new,) = [p for p in entries(home) if p not in by_use]
+    left = [p for p in by_use if p in entries(home)]
+    k = len(by_use) - len(left)
+    assert k >= 1 and left == by_use[k:], log                      # the oldest went first
+    assert sum(size(p) for p in left) + size(new) <= full
+    assert sum("least recently used" in m for m in log) == k
+    log.clear()
+    store.prepare_cached(corpus, n_categories=2, random_state=2, log=log.append)
+    assert "read from" in log[-1]                                  # the new entry stays
