@@ -303,3 +303,26 @@ def test_the_least_recently_used_entries_go_when_the_store_is_full(home, monkeyp
     log.clear()
     store.prepare_cached(corpus, n_categories=2, random_state=2, log=log.append)
     assert "read from" in log[-1]                                  # the new entry stays
+
+
+def test_a_training_job_in_a_new_worker_reads_the_store_and_logs_it(home, monkeypatch):
+    """A worker process has its own in-process cache; a new one (here: that cache emptied) reads
+    the corpus and the indexed data from the store, and the job's log says so."""
+    from hbnlab.jobs.spec import JobSpec
+    from hbnlab.jobs.tasks import InlineTaskContext, run_task
+    from hbnlab.pipeline import tasks as T
+    from hbnlab.pipeline.config import ExperimentConfig
+
+    cfg = ExperimentConfig(synthetic_size=400, n_features=5, classifiers=("NB",), n_categories=2)
+    spec = JobSpec("train", {"config": cfg.to_dict()}, group="test", random_state=0, module="hbnlab.pipeline.tasks")
+    results = []
+    for _ in range(2):
+        monkeypatch.setattr(T, "_PREPARED", type(T._PREPARED)())    # a new worker process
+        ctx = InlineTaskContext(spec)
+        out = run_task(spec, ctx)
+        assert out.state == "done", out.error
+        results.append((out.result, [m for m in ctx.messages if m.startswith("cache:")]))
+    (first, built), (second, read) = results
+    assert len(built) == 2 and all("stored in" in m for m in built)
+    assert len(read) == 2 and all("read from" in m for m in read)
+    assert [u["breakeven"] for u in first["units"]] == [u["breakeven"] for u in second["units"]]
