@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import inspect
 import io
 import json
 import logging
@@ -437,15 +438,19 @@ def _data_from_files(files: dict[str, bytes], corpus: Corpus, fingerprint: str) 
                         m["fingerprint"], m["info"])
 
 
+_PREPARE_SIGNATURE = inspect.signature(prepare)
+
+
 def prepare_cached(corpus: Corpus, *, log=None, progress=None, **prepare_kw) -> ProtocolData:
     """:func:`hbnlab.pipeline.data.prepare` of ``corpus`` with ``prepare_kw``, kept in the store
     under the corpus fingerprint and the settings (``progress`` is told ``(1.0, ...)`` on a hit)."""
     if not cache_enabled():
         return prepare(corpus, progress=progress, **prepare_kw)
     fingerprint = corpus.fingerprint()
-    settings = dict(prepare_kw)
-    if isinstance(settings.get("indexing"), IndexingConfig):
-        settings["indexing"] = settings["indexing"].to_dict()
+    bound = _PREPARE_SIGNATURE.bind(corpus, **prepare_kw)      # a default given or left out: one key
+    bound.apply_defaults()
+    settings = {k: v for k, v in bound.arguments.items() if k not in ("corpus", "progress")}
+    settings["indexing"] = (settings["indexing"] or IndexingConfig()).to_dict()
     if settings.get("categories") is not None:
         settings["categories"] = list(settings["categories"])
     key = _key("data", {"fingerprint": fingerprint, "dates": _date_digest(corpus), "name": corpus.name,

@@ -326,3 +326,12 @@ def test_a_training_job_in_a_new_worker_reads_the_store_and_logs_it(home, monkey
     assert len(built) == 2 and all("stored in" in m for m in built)
     assert len(read) == 2 and all("read from" in m for m in read)
     assert [u["breakeven"] for u in first["units"]] == [u["breakeven"] for u in second["units"]]
+
+
+def test_defaults_given_or_left_out_share_one_entry(home):
+    corpus = load_named_corpus("synthetic", size=300, seed=9)
+    store.prepare_cached(corpus)
+    log = []
+    store.prepare_cached(corpus, n_categories=10, indexing=IndexingConfig(), selection="ig", validation="auto",
+                         cv=None, random_state=0, require_test=True, log=log.append)
+    assert len(entries(home, "data")) == 1 and "read from" in log[-1]
