@@ -489,7 +489,9 @@ def list_entries() -> list[dict]:
             continue
         try:
             entry = json.loads((p / _ENTRY).read_text("utf-8"))
-            row.update(kind=entry.get("kind", "?"), created=entry.get("created", ""), summary=entry.get("summary", {}))
+            summary = entry.get("summary")
+            row.update(kind=str(entry.get("kind", "?")), created=str(entry.get("created", "")),
+                       summary=summary if isinstance(summary, dict) else {})
             if entry.get("format") != FORMAT_VERSION:
                 row["status"] = f"old format {entry.get('format')}"
         except (OSError, ValueError, AttributeError):

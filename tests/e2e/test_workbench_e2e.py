@@ -80,10 +80,18 @@ def _shot(page, name):
     page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
 
 
+#: True once the app's script run is over: Streamlit marks its root element with the run's state
+#: (the status widget, by contrast, shows "Running" only after a delay, so a short check of it can
+#: pass while a page is still loading its data).
+SCRIPT_DONE = ("() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
+               " return a && a.getAttribute('data-test-script-state') === 'notRunning'; }")
+
+
 def _idle(page, timeout=60_000):
-    """Wait until Streamlit has finished the current run (its status widget offers "Stop" while
-    a script runs) and the charts have been drawn."""
+    """Wait until Streamlit has finished the current run (the app's script state, and its status
+    widget no longer offering "Stop") and the charts have been drawn."""
     page.wait_for_timeout(400)
+    page.wait_for_function(SCRIPT_DONE, timeout=timeout, polling=50)
     page.wait_for_function(
         "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
         " return !w || !(w.innerText.includes('Stop') || w.innerText.includes('Running')); }",
@@ -116,15 +124,13 @@ def _nav(page, title):
 
 
 def timed_nav(page, title) -> float:
-    """Seconds from a click on ``title`` in the sidebar to the end of that page's script run
-    (its heading shown, no "Stop" / "Running" status); then waits for the page to settle."""
+    """Seconds from a click on ``title`` in the sidebar to the end of that page's script run (its
+    heading shown, then the app's script state back to not running); then waits for the page to
+    settle."""
     t0 = time.monotonic()
     page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
     page.get_by_role("heading", name=title).first.wait_for()
-    page.wait_for_function(
-        "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
-        " return !w || !(w.innerText.includes('Stop') || w.innerText.includes('Running')); }",
-        polling=50)
+    page.wait_for_function(SCRIPT_DONE, polling=50)
     seconds = time.monotonic() - t0
     _idle(page)
     return seconds
