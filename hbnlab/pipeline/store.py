@@ -170,10 +170,10 @@ def _publish(path: Path, key: str, kind: str, files: dict[str, bytes], summary: 
         os.rename(tmp, path)
         tmp = None
         return True
-    except OSError as exc:
-        if exc.errno in (errno.ENOTEMPTY, errno.EEXIST) and (path / _ENTRY).is_file():
+    except (OSError, TypeError, ValueError) as exc:
+        if getattr(exc, "errno", None) in (errno.ENOTEMPTY, errno.EEXIST) and (path / _ENTRY).is_file():
             return False                                        # another process published it first
-        _say(log, logging.WARNING, f"cache: could not write {path} ({exc.strerror or exc}); "
+        _say(log, logging.WARNING, f"cache: could not write {path} ({getattr(exc, 'strerror', None) or exc}); "
                                    "going on without it")
         return False
     finally:
@@ -282,7 +282,8 @@ def _discard(path: Path) -> None:
 def _cached(kind: str, key: str, describe: str, read: Callable[[dict, dict], object],
             build: Callable[[], tuple[object, dict[str, bytes], dict]], log):
     """The object of entry ``kind``/``key``: read from the store, else built, stored and returned
-    (``build`` returns the object, the entry's files -- none: not storable -- and its summary)."""
+    (``build`` returns the object, a function that gives the entry's files -- none: not storable --
+    and the entry's summary)."""
     path = _entry_path(kind, key)
     t0 = time.perf_counter()
     try:
@@ -297,7 +298,12 @@ def _cached(kind: str, key: str, describe: str, read: Callable[[dict, dict], obj
         _touch(path)
         _say(log, logging.INFO, f"cache: {describe} read from {path} in {time.perf_counter() - t0:.2f}s")
         return obj
-    obj, files, summary = build()
+    obj, serialise, summary = build()
+    try:
+        files = serialise()
+    except (TypeError, ValueError) as exc:                      # not plain JSON: kept in memory only
+        _say(log, logging.WARNING, f"cache: {describe} cannot be stored ({exc}); going on without it")
+        files = {}
     if files and _publish(path, key, kind, files, summary, log):
         _say(log, logging.INFO, f"cache: {describe} built in {time.perf_counter() - t0:.2f}s, stored in {path}")
         _evict(path.parent, keep=path, log=log)
@@ -364,10 +370,8 @@ def cached_corpus(what: dict, sources: Iterable[Path], build: Callable[[], Corpu
 
     def make():
         corpus = build()
-        if not _json_safe(corpus):
-            return corpus, {}, {}
-        return corpus, {"corpus.json": _corpus_bytes(corpus)}, {
-            "corpus": corpus.name, "n_documents": len(corpus), "what": what}
+        files = (lambda: {"corpus.json": _corpus_bytes(corpus)}) if _json_safe(corpus) else dict
+        return corpus, files, {"corpus": corpus.name, "n_documents": len(corpus), "what": what}
 
     return _cached("corpus", key, f"corpus {what.get('reader', '')} {what.get('path', '')}".rstrip(), read, make,
                    log)
@@ -464,7 +468,7 @@ def prepare_cached(corpus: Corpus, *, log=None, progress=None, **prepare_kw) -> 
 
     def make():
         data = prepare(corpus, progress=progress, **prepare_kw)
-        return data, _data_files(data), {"corpus": corpus.name, "n_terms": data.indexed.n_terms,
+        return data, lambda: _data_files(data), {"corpus": corpus.name, "n_terms": data.indexed.n_terms,
                                          "categories": data.categories[:20], "settings": settings}
 
     return _cached("data", key, f"indexed {corpus.name}", read, make, log)

@@ -335,3 +335,19 @@ def test_defaults_given_or_left_out_share_one_entry(home):
     store.prepare_cached(corpus, n_categories=10, indexing=IndexingConfig(), selection="ig", validation="auto",
                          cv=None, random_state=0, require_test=True, log=log.append)
     assert len(entries(home, "data")) == 1 and "read from" in log[-1]
+
+
+def test_a_corpus_that_is_not_plain_json_is_returned_and_not_stored(home, tmp_path):
+    from hbnlab.corpus import Corpus
+
+    src = tmp_path / "src.txt"
+    src.write_text("x")
+    base = make_synthetic_corpus(n_documents=60, random_state=0)
+    odd = Corpus("odd", base.documents, meta={"tags": {"a", "b"}})      # a set: no JSON for it
+    for _ in range(2):
+        got = store.cached_corpus({"reader": "test"}, [src], lambda: odd)
+        assert got is odd
+    assert entries(home) == []
+    log = []
+    store.prepare_cached(odd, n_categories=2, log=log.append)            # its indexed data is plain: stored
+    assert len(entries(home, "data")) == 1 and "stored in" in log[-1]
