@@ -9,7 +9,9 @@ objects):
   ~0.35 s (corpus) + ~0.6 s (index) on *every* rerun, which would break the Structure page's
   "well under a second" redraw.  They are therefore shared with ``st.cache_resource``
   (read-only objects are thread-safe); everything derived from them (term tables, trees,
-  evaluation tables, explanations) is small and goes through ``st.cache_data``.
+  evaluation tables, explanations) is small and goes through ``st.cache_data``.  Behind both, the
+  store in the data home (:mod:`hbnlab.pipeline.store`) keeps the parsed corpus and the indexed data
+  for every process, so an app restart or a worker reads them instead of parsing again.
 * the run registry and the :class:`~hbnlab.jobs.LocalProcessRunner` are one per app process
   and data home (``st.cache_resource``); the jobs themselves live in the registry on disk, so a
   reload, a second tab or an app restart sees the same jobs.

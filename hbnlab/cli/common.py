@@ -7,9 +7,12 @@ from pathlib import Path
 
 from hbnlab._validation import HbnlabError
 
-__all__ = ["CLIError", "add_corpus_options", "add_validation_options", "validation_kwargs", "check_corpus_arg",
-           "corpus_from_args", "parse_list", "parse_categories", "parse_param_items", "write_json"]
+__all__ = ["CLIError", "NO_CACHE_ENV", "add_corpus_options", "add_validation_options", "validation_kwargs",
+           "check_corpus_arg", "corpus_from_args", "parse_list", "parse_categories", "parse_param_items", "write_json"]
 
+#: The store's off switch (:data:`hbnlab.pipeline.store.NO_CACHE_ENV`, kept here so that
+#: ``hbnlab --help`` does not import the library).
+NO_CACHE_ENV = "HBNLAB_NO_CACHE"
 #: ``--validation`` choices (:data:`hbnlab.corpus.splits.VALIDATION_METHODS`, kept here so that
 #: ``hbnlab --help`` does not import the library).
 _VALIDATION_CHOICES = ("auto", "date", "stratified")
@@ -34,6 +37,9 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
     p.add_argument("--allow-modified-reuters", action="store_true",
                    help="read a Reuters-21578 copy whose files differ from Distribution 1.0 (SHA-256, counts) "
                         "with a warning instead of an error; sets $HBNLAB_ALLOW_MODIFIED_REUTERS=1 for workers too")
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse and index the corpus afresh, without the store of prepared corpora in the data home "
+                        "(sets $HBNLAB_NO_CACHE=1 for workers too; 'hbnlab cache list|clear' shows and empties it)")
     p.add_argument(seed_flag, type=int, default=0, help="seed of the synthetic corpus")
     if synthetic_size:
         p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
@@ -89,15 +95,16 @@ def check_corpus_arg(args) -> None:
         raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
 
 
-def corpus_from_args(args, default: str = "reuters"):
+def corpus_from_args(args, default: str = "reuters", *, log=None):
     """The corpus that ``--corpus`` (``default`` when not given) / ``--reuters-dir`` / the synthetic
-    options name."""
+    options name (kept in the data home's store; ``log`` receives the store's messages)."""
     from hbnlab.pipeline.corpus_spec import load_named_corpus
 
     check_corpus_arg(args)
     seed = args.corpus_seed if hasattr(args, "corpus_seed") else getattr(args, "seed", 0)
     return load_named_corpus(args.corpus or default, reuters_dir=args.reuters_dir, seed=seed,
-                             size=getattr(args, "synthetic_size", 3000), encoding=getattr(args, "encoding", "auto"))
+                             size=getattr(args, "synthetic_size", 3000), encoding=getattr(args, "encoding", "auto"),
+                             log=log)
 
 
 def parse_list(text: str, cast, what: str) -> list:

@@ -39,8 +39,8 @@ def cmd_train(args) -> int:
     from hbnlab.evaluation import breakeven_point
     from hbnlab.export.model_io import save_model
     from hbnlab.models.catalog import is_tree_learner, learner
-    from hbnlab.pipeline.data import prepare
     from hbnlab.pipeline.fit import fit_unit
+    from hbnlab.pipeline.store import prepare_cached
 
     try:
         name = learner(args.classifier).name
@@ -63,7 +63,7 @@ def cmd_train(args) -> int:
         raise CLIError(f"class {args.label!r} has no training documents in corpus {corpus.name!r}; "
                        f"classes: {usable[:30]}")
     taxonomy = read_taxonomy(args.taxonomy, categories=corpus.categories()) if args.taxonomy else None
-    data = prepare(corpus, categories=[args.label], require_test=False, taxonomy=taxonomy)
+    data = prepare_cached(corpus, categories=[args.label], require_test=False, taxonomy=taxonomy, log=print)
     y = data.Y_train[:, 0]
     if y.min() == y.max():
         raise CLIError(f"class {args.label!r} has {'no' if y.max() == 0 else 'only'} positive training documents")

@@ -26,7 +26,7 @@ def _protocol_data(args):
     from hbnlab.experiments import reproduce as rep
     from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 
-    corpus = corpus_from_args(args)
+    corpus = corpus_from_args(args, log=print)
     categories = parse_categories(args.categories, corpus)
     if categories is None and not is_reuters_modapte(corpus.name):
         categories = corpus.categories(min_train=1, min_test=1)
@@ -153,8 +153,8 @@ def cmd_tree(args) -> int:
     from hbnlab.export.atomic import write_text_atomic
     from hbnlab.export.render import dot_to_svg
     from hbnlab.models.catalog import TREE_LEARNERS, is_tree_learner
-    from hbnlab.pipeline.data import prepare
     from hbnlab.pipeline.fit import fit_unit
+    from hbnlab.pipeline.store import prepare_cached
 
     name = args.classifier.upper()
     if not is_tree_learner(name):
@@ -163,7 +163,7 @@ def cmd_tree(args) -> int:
     if args.label not in corpus.categories():
         raise CLIError(f"class {args.label!r} is not a category of corpus {corpus.name!r}")
     params = {k: v for k, v in (("B", args.B), ("alpha", args.alpha)) if v is not None}
-    data = prepare(corpus, categories=[args.label], require_test=False)
+    data = prepare_cached(corpus, categories=[args.label], require_test=False)
     est = fit_unit(data, args.label, name, n_features=args.n_features, params=params,
                    random_state=args.seed).estimator
     if args.format == "text":

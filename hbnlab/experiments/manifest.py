@@ -38,8 +38,8 @@ from hbnlab.experiments.thesis import thesis_values_apply
 from hbnlab.export.report import ExperimentResult
 from hbnlab.models.catalog import learner_names
 from hbnlab.pipeline.corpus_spec import load_named_corpus
-from hbnlab.pipeline.data import prepare
 from hbnlab.pipeline.fit import em_traces, fit_unit
+from hbnlab.pipeline.store import prepare_cached
 
 MANIFEST_FORMAT = "hbnlab-experiment-manifest"
 MANIFEST_VERSION = 1
@@ -414,10 +414,10 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
                                               f"{corpus.name!r}")
     if progress:
         progress(0.05, "indexing")
-    data = prepare(corpus, n_categories=manifest.n_categories,
-                   categories=None if manifest.categories is None else list(manifest.categories),
-                   indexing=manifest.indexing, selection=manifest.selection, validation=manifest.validation,
-                   cv=manifest.cv or None, random_state=manifest.random_state)
+    data = prepare_cached(corpus, n_categories=manifest.n_categories,
+                          categories=None if manifest.categories is None else list(manifest.categories),
+                          indexing=manifest.indexing, selection=manifest.selection, validation=manifest.validation,
+                          cv=manifest.cv or None, random_state=manifest.random_state)
     Y_eval, eval_docs = data.evaluation(manifest.stage)
     cats = list(data.categories)
     if manifest.stage == "validation":

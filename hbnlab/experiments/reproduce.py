@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import time
 
-from hbnlab.corpus import REUTERS_NAME, load_reuters21578
+from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
 from hbnlab.models.catalog import CLUSTERINGS, NEIGHBOUR_ROWS, is_tree_learner, learner, tree_learner_name, tree_parts
-from hbnlab.pipeline.data import ProtocolData, prepare
+from hbnlab.pipeline.corpus_spec import load_named_corpus
+from hbnlab.pipeline.data import ProtocolData
+from hbnlab.pipeline.store import prepare_cached
 
 HBN_ROWS = [(tree_learner_name(c), 30) for c in CLUSTERINGS]
 
@@ -36,16 +38,19 @@ def _quiet(message: str) -> None:
 
 
 def load_reuters_protocol(reuters_dir, *, log=_quiet, **prepare_kw) -> ProtocolData:
-    """Reuters-21578 ModApte indexed and scored the thesis's way (10 most frequent categories)."""
-    return load_protocol(load_reuters21578(reuters_dir), log=log, **prepare_kw)
+    """Reuters-21578 ModApte indexed and scored the thesis's way (10 most frequent categories), both
+    kept in the data home's store (:mod:`hbnlab.pipeline.store`)."""
+    corpus = load_named_corpus("reuters", reuters_dir=str(reuters_dir), download=False,
+                               log=None if log is _quiet else log)
+    return load_protocol(corpus, log=log, **prepare_kw)
 
 
 def load_protocol(corpus, *, categories=None, log=_quiet, **prepare_kw) -> ProtocolData:
     """Any corpus indexed and scored the thesis's way (:func:`hbnlab.pipeline.data.prepare`), with
     the counts logged (beside the thesis's for Reuters) and the categories the validation split
-    cannot score named."""
+    cannot score named.  Kept in the data home's store (:mod:`hbnlab.pipeline.store`)."""
     t0 = time.perf_counter()
-    data = prepare(corpus, categories=categories, **prepare_kw)
+    data = prepare_cached(corpus, categories=categories, log=None if log is _quiet else log, **prepare_kw)
     c = data.info
     if corpus.name == REUTERS_NAME:
         log(f"Reuters-21578 ModApte: {c['n_train']} train / {c['n_test']} test documents "

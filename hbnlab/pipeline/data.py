@@ -31,7 +31,7 @@ from hbnlab.corpus.taxonomy import Taxonomy, TopicLabels, taxonomy_for_categorie
 from hbnlab.features import score_terms, select_global
 from hbnlab.text import IndexedCorpus, IndexingConfig, index_corpus
 
-__all__ = ["ProtocolData", "Split", "prepare", "resolve_categories", "STAGES", "SCOPES"]
+__all__ = ["ProtocolData", "Split", "prepare", "training_topics", "resolve_categories", "STAGES", "SCOPES"]
 
 #: ``"test"``: training set -> test set; ``"validation"``: training-0 -> validation.
 STAGES = ("test", "validation")
@@ -263,6 +263,14 @@ def resolve_categories(corpus, categories=None, n_categories: int = 10, *, requi
     return wanted
 
 
+def training_topics(corpus, train_docs, taxonomy: Taxonomy | None = None):
+    """The corpus's taxonomy (``taxonomy``, else the tree of dotted category names, else ``None``)
+    and the training documents' membership in its nodes (:class:`TopicLabels`, ``None`` without a
+    taxonomy)."""
+    tax = taxonomy_for_categories(corpus.categories(), taxonomy)
+    return tax, (None if tax is None else TopicLabels.from_label_sets(tax, (d.labels for d in train_docs)))
+
+
 def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: IndexingConfig | None = None,
             selection: str = "ig", require_test: bool = True, validation: str = "auto", cv: int | None = None,
             random_state=0, taxonomy: Taxonomy | None = None, progress=None) -> ProtocolData:
@@ -308,8 +316,7 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
     by_id = {d.id: int(f) for d, f in zip(corpus.train, fold_of)}
     folds = np.fromiter((by_id[d.id] for d in ic.train_docs), dtype=np.int64, count=len(ic.train_docs))
     fingerprint = corpus.fingerprint()
-    tax = taxonomy_for_categories(corpus.categories(), taxonomy)
-    topics = None if tax is None else TopicLabels.from_label_sets(tax, (d.labels for d in ic.train_docs))
+    tax, topics = training_topics(corpus, ic.train_docs, taxonomy)
     info = {"name": corpus.name, "fingerprint": fingerprint, "n_train": len(ic.train_docs),
             "n_test": len(ic.test_docs), "n_terms": ic.n_terms, "n_train0": int((folds < 0).sum()),
             "n_validation": int((folds >= 0).sum()), "validation": vinfo, "indexing": cfg.to_dict(),

@@ -45,9 +45,10 @@ from hbnlab.export.model_io import model_to_bytes
 from hbnlab.jobs.tasks import register_task
 from hbnlab.models.catalog import TREE_LEARNERS, tree_parts
 from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig
-from hbnlab.pipeline.corpus_spec import corpus_from_spec
-from hbnlab.pipeline.data import ProtocolData, prepare
+from hbnlab.pipeline.corpus_spec import corpus_from_spec, source_files
+from hbnlab.pipeline.data import ProtocolData
 from hbnlab.pipeline.fit import em_traces, fit_unit
+from hbnlab.pipeline.store import prepare_cached
 from hbnlab.text import IndexingConfig
 
 #: EM iterations assumed when the callback does not say ``max_iter`` (progress fraction only).
@@ -61,39 +62,36 @@ _PREPARED: OrderedDict = OrderedDict()
 
 def _source_stamp(spec: dict) -> list:
     """Name, size and modification time of the files a corpus spec reads: a changed file changes
-    the stamp, so a cached preparation is never reused for it."""
-    kind = spec.get("corpus")
-    if kind == "reuters":
-        from hbnlab.pipeline.corpus_spec import resolve_reuters_dir
-
-        root = resolve_reuters_dir(spec.get("reuters_dir") or None)
-        paths = sorted(root.glob("reut2-*.sgm"))
-    elif kind == "upload":
-        paths = [Path(spec.get("upload_path", ""))]
-    else:
-        return []                                   # generated: the spec is the whole input
+    the stamp, so a preparation kept in this process is never reused for it."""
     out = []
-    for p in paths:
+    for p in source_files(spec):
         st = p.stat()
         out.append([str(p.resolve()), st.st_size, st.st_mtime_ns])
     return out
 
 
-def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress=None) -> ProtocolData:
+def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress=None, log=None) -> ProtocolData:
     """The indexed, scored data of an experiment config (its corpus unless ``corpus`` is given).
 
-    Without ``corpus``, the result is kept per process for the next call with the same data settings
-    and unchanged source files (:data:`PREPARED_CACHE_SIZE` of them), so a worker that runs job after
-    job on one corpus parses and indexes it once.  The data is shared read-only."""
+    Two caches stand in front of parsing and indexing:
+
+    * without ``corpus``, the result is kept in this process for the next call with the same data
+      settings and unchanged source files (:data:`PREPARED_CACHE_SIZE` of them), so a worker that
+      runs job after job on one corpus reads it once;
+    * the store in the data home (:mod:`hbnlab.pipeline.store`) keeps the parsed corpus and the
+      indexed data for every process: the app, the workers and the command line parse and index
+      a corpus once between them.  ``log`` receives its messages.
+
+    The data is shared read-only."""
     cfg = config if isinstance(config, ExperimentConfig) else ExperimentConfig.from_dict(config)
     kw = dict(categories=cfg.categories, n_categories=cfg.n_categories,
               indexing=IndexingConfig(**cfg.indexing_dict()), selection=cfg.selection, **cfg.validation_dict())
     if corpus is not None:
-        return prepare(corpus, **kw, progress=progress)
+        return prepare_cached(corpus, **kw, progress=progress, log=log)
     spec = cfg.corpus_spec()
     try:
         stamp = _source_stamp(spec)
-    except OSError:
+    except (OSError, ValueError):
         stamp = None                                # the reader reports the missing file
     key = json.dumps({"spec": spec, "stamp": stamp, "categories": list(cfg.categories),
                       "n_categories": cfg.n_categories, "indexing": cfg.indexing_dict(), "selection": cfg.selection,
@@ -101,7 +99,7 @@ def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress
     if stamp is not None and key in _PREPARED:
         _PREPARED.move_to_end(key)
         return _PREPARED[key]
-    data = prepare(corpus_from_spec(spec), **kw, progress=progress)
+    data = prepare_cached(corpus_from_spec(spec, log=log), **kw, progress=progress, log=log)
     if stamp is not None:
         _PREPARED[key] = data
         while len(_PREPARED) > PREPARED_CACHE_SIZE:
@@ -376,7 +374,7 @@ def train_task(params: dict, ctx) -> dict:
     cfg = ExperimentConfig.from_dict(config)
     stage = params.get("stage", "test")
     ctx.progress(message="loading corpus", fraction=0.0)
-    data = prepare_experiment(cfg)
+    data = prepare_experiment(cfg, log=ctx.log)
     classes = list(params.get("classes") or data.categories)
     for c in classes:
         data.category_index(c)
@@ -467,7 +465,7 @@ def tune_task(params: dict, ctx) -> dict:
     if not Bs or not alphas or not nfs:
         raise ValueError(f"tune: empty grid (B_values={Bs}, alpha_values={alphas}, n_features_values={nfs})")
     ctx.progress(message="loading corpus", fraction=0.0)
-    data = prepare_experiment(cfg)
+    data = prepare_experiment(cfg, log=ctx.log)
     classes = list(params.get("classes") or data.categories)
     Y_val = data.evaluation("validation")[0]
     js = [data.category_index(c) for c in classes]
