@@ -19,8 +19,27 @@ ACTIVE = ("queued", "running")
 
 
 # --------------------------------------------------------------------------- frame
+def _hand_over_to_the_app_navigation() -> None:
+    """Rerun through ``app.py`` when Streamlit started this page on its own.
+
+    With a ``pages/`` folder beside the main script, a Streamlit server whose first request opens a
+    page by its path (``/corpus?...``, a bookmarked or shared link) runs that page file directly,
+    with a file-name sidebar, and keeps doing so for every session until some run calls
+    ``st.navigation`` (Streamlit's multipage "v1" mode, ``PagesManager.uses_pages_directory``).
+    Clearing the flag and rerunning makes the server run ``app.py``, whose navigation resolves the
+    same URL path to the same page.  A session in which ``app.py`` has run is left alone (AppTest
+    runs pages this way on purpose).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory and not st.session_state.get(state.APP_NAVIGATION):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
     """Title, one-shot messages and the sidebar corpus badge; returns the session's config."""
+    _hand_over_to_the_app_navigation()
     cfg = state.get_config()
     st.title(title)
     if intro:
