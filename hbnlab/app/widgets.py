@@ -71,6 +71,21 @@ def sidebar_status(cfg: ExperimentConfig) -> None:
 
     draw(cfg)
     state.on_config_change(draw)
+    with st.sidebar:
+        _sidebar_jobs()
+
+
+@st.fragment(run_every=2)
+def _sidebar_jobs() -> None:
+    """The sidebar's count of running and queued jobs, refreshed on its own (the rest of the page
+    reruns only on interaction)."""
+    try:
+        counts = services.job_counts()
+    except Exception:  # noqa: BLE001 - the sidebar must never break a page
+        counts = {}
+    running, queued = counts.get("running", 0), counts.get("queued", 0)
+    if running or queued:
+        st.caption(f"Background jobs: {running} running, {queued} queued")
 
 
 def _sidebar_body(cfg: ExperimentConfig) -> None:
@@ -80,13 +95,6 @@ def _sidebar_body(cfg: ExperimentConfig) -> None:
     else:
         st.info(f"Corpus: {corpus_description(cfg)}")
     st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
-    try:
-        counts = services.job_counts()
-    except Exception:  # noqa: BLE001 - the sidebar must never break a page
-        counts = {}
-    running, queued = counts.get("running", 0), counts.get("queued", 0)
-    if running or queued:
-        st.caption(f"Background jobs: {running} running, {queued} queued")
 
 
 def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1) -> int:

@@ -1,10 +1,11 @@
 """A link to a page (``/corpus?corpus=...``) opened as the first request of a fresh server shows the
-app's grouped navigation and the page, not Streamlit's file-name sidebar; Playwright with Debian's
-chromium (screenshot test-output/e2e/deep-link.png)."""
+app's grouped navigation and the page, not Streamlit's file-name sidebar; the sidebar's job count
+follows a job to its end without a click.  Playwright with Debian's chromium (screenshots
+test-output/e2e/deep-link*.png)."""
 from __future__ import annotations
 
 import pytest
-from test_workbench_e2e import _idle, _shot, open_page
+from test_workbench_e2e import _idle, _shot, open_page, train_from_form, wait_job
 
 pytestmark = pytest.mark.e2e
 
@@ -31,4 +32,26 @@ def test_a_deep_link_as_the_first_request_gets_the_app_navigation(server):
         page2.goto(f"{url}/tuning?corpus=synthetic")
         page2.get_by_role("heading", name="Tuning").first.wait_for(timeout=120_000)
         assert "Home" in page2.locator('[data-testid="stSidebarNav"]').inner_text()
+        browser.close()
+
+
+def test_the_sidebar_job_count_follows_a_job_without_a_click(server):
+    from playwright.sync_api import sync_playwright
+
+    url, home = server
+    with sync_playwright() as pw:
+        browser, page = open_page(pw, height=900)
+        page.goto(f"{url}/training?corpus=synthetic")
+        page.get_by_role("heading", name="Training").first.wait_for(timeout=120_000)
+        _idle(page, timeout=120_000)
+        train_from_form(page, restarts=64, job_id=1)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text("Background jobs:").wait_for(timeout=30_000)
+        rec = wait_job(home, 1)
+        assert rec.state == "done", rec.error
+        # no interaction from here: the count disappears within a few refreshes
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=\"stSidebar\"]').innerText.includes('Background jobs:')",
+            timeout=15_000)
+        _shot(page, "deep-link-jobs-done")
         browser.close()
