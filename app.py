@@ -70,4 +70,5 @@ sections = {"": [st.Page(home, title="Home", icon=":material/home:", default=Tru
 for path, title, icon, _what, group in PAGES:
     sections.setdefault(group, []).append(st.Page(path, title=title, icon=icon))
 nav = st.navigation(sections)
+st.session_state[state.APP_NAVIGATION] = True
 nav.run()

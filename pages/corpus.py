@@ -2,7 +2,7 @@
 import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
-from hbnlab.pipeline.config import UPLOAD_ENCODINGS
+from hbnlab.pipeline.config import SYNTHETIC_MODELS, UPLOAD_ENCODINGS
 
 cfg = widgets.page_frame("Corpus", "Choose the documents to work on. Everything downstream uses this corpus.")
 shown = cfg.corpus_spec()
@@ -12,12 +12,16 @@ source = st.radio("Source", list(SOURCES), index=list(SOURCES).index(cfg.corpus)
                   horizontal=True, key="corpus_source")
 
 if source == "synthetic":
+    model = st.radio("Generator", SYNTHETIC_MODELS, index=SYNTHETIC_MODELS.index(cfg.synthetic_model),
+                     format_func={"groups": "planted word groups", "hierarchy": "topic hierarchy (dotted classes)"}.get,
+                     horizontal=True, key="synthetic_model")
     c1, c2 = st.columns(2)
     seed = c1.number_input("Generator seed", min_value=0, max_value=10_000, value=cfg.synthetic_seed, step=1,
                            key="synthetic_seed")
     size = c2.slider("Documents", min_value=300, max_value=10_000, value=cfg.synthetic_size, step=100,
                      key="synthetic_size")
-    cfg = state.change_corpus(corpus="synthetic", synthetic_seed=int(seed), synthetic_size=int(size))
+    cfg = state.change_corpus(corpus="synthetic", synthetic_seed=int(seed), synthetic_size=int(size),
+                              synthetic_model=model)
 elif source == "reuters":
     reuters_dir = st.text_input("Directory holding reut2-000.sgm ... reut2-021.sgm (empty: $HBNLAB_REUTERS_DIR "
                                 "or the download cache)", value=cfg.reuters_dir, key="reuters_dir")

@@ -130,3 +130,15 @@ def make_zip_corpus(path, **kw) -> GeneratedCorpus:
     path = Path(path)
     path.write_bytes(zip_bytes(gen.files, prefix=path.stem + "/"))
     return GeneratedCorpus(path, gen.files, gen.documents)
+
+
+def write_corpus_folders(corpus, root) -> Path:
+    """Write a single-label :class:`hbnlab.corpus.Corpus` as ``root/<split>/<class>/<number>``
+    (UTF-8), e.g. the dotted classes of :func:`hbnlab.corpus.make_hierarchical_corpus`."""
+    root = Path(root)
+    for i, doc in enumerate(corpus.documents):
+        (label,) = doc.labels
+        path = root / doc.split / label / str(10000 + i)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(doc.text, encoding="utf-8")
+    return root

@@ -9,7 +9,9 @@ objects):
   ~0.35 s (corpus) + ~0.6 s (index) on *every* rerun, which would break the Structure page's
   "well under a second" redraw.  They are therefore shared with ``st.cache_resource``
   (read-only objects are thread-safe); everything derived from them (term tables, trees,
-  evaluation tables, explanations) is small and goes through ``st.cache_data``.
+  evaluation tables, explanations) is small and goes through ``st.cache_data``.  Behind both, the
+  store in the data home (:mod:`hbnlab.pipeline.store`) keeps the parsed corpus and the indexed data
+  for every process, so an app restart or a worker reads them instead of parsing again.
 * the run registry and the :class:`~hbnlab.jobs.LocalProcessRunner` are one per app process
   and data home (``st.cache_resource``); the jobs themselves live in the registry on disk, so a
   reload, a second tab or an app restart sees the same jobs.
@@ -93,9 +95,11 @@ def check_tunable(cfg: ExperimentConfig, classes=None) -> None:
 
 
 def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage: str = "test",
-                 label: str | None = None) -> int:
+                 label: str | None = None, class_settings: dict | None = None) -> int:
     """Submit a "train" job for ``classes`` x ``classifiers`` (defaults: the config's); a
-    validation-stage job on classes the split cannot score is refused first (:func:`check_tunable`)."""
+    validation-stage job on classes the split cannot score is refused first (:func:`check_tunable`).
+    ``class_settings``: class -> its own ``n_features`` / ``B`` / ``alpha`` (a tuning job's best
+    cell per class, :func:`per_class_settings`)."""
     from hbnlab.jobs.spec import JobSpec
 
     if stage == "validation":
@@ -104,6 +108,8 @@ def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage
     token = uuid.uuid4().hex  # names the job's checkpoint directory (not a modelling choice)
     params = {"config": cfg.to_dict(), "classes": list(classes or []), "classifiers": classifiers, "stage": stage,
               "checkpoint_dir": str(data_home() / "checkpoints" / token[:16])}
+    if class_settings:
+        params["class_settings"] = {str(c): dict(v) for c, v in class_settings.items()}
     what = ", ".join(classifiers)
     who = ", ".join(classes) if classes else "all classes"
     spec = JobSpec("train", params, label=label or f"train {what} on {who}", group=JOB_GROUP,
@@ -275,7 +281,8 @@ def document(cfg: ExperimentConfig, doc_id: str):
 
 # --------------------------------------------------------------------------- experiment data
 #: The config fields that decide the indexed data (the cache key of :func:`experiment`).
-_DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "reuters_dir", "upload_path", "upload_text_column",
+_DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "synthetic_model", "reuters_dir", "upload_path",
+                "upload_text_column",
                 "upload_labels_column", "upload_split_column", "upload_id_column", "upload_title_column",
                 "upload_encoding",
                 "stopwords", "stemming", "min_df", "selection", "categories", "n_categories", "validation", "cv",
@@ -385,7 +392,8 @@ def job_on_corpus(rec, cfg: ExperimentConfig) -> bool:
 def config_corpus_label(cfg: ExperimentConfig) -> str:
     """The corpus of ``cfg`` in words."""
     if cfg.corpus == "synthetic":
-        return f"synthetic (seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
+        what = "topic hierarchy, " if cfg.synthetic_model == "hierarchy" else ""
+        return f"synthetic ({what}seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
     if cfg.corpus == "reuters":
         return "Reuters-21578 ModApte"
     return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
@@ -575,6 +583,17 @@ def config_with_cell(result: dict) -> ExperimentConfig:
     algo = result["classifier"]
     cfg = ExperimentConfig.from_dict(result["config"])
     return cfg.with_structure_params(algo, best["B"], best["alpha"]).replace(n_features=int(best["n_features"]))
+
+
+def per_class_settings(result: dict) -> dict:
+    """A tuning job's best cell per class as train-job ``class_settings`` (B, alpha, terms)."""
+    return {c: {"B": int(v["B"]), "alpha": float(v["alpha"]), "n_features": int(v["n_features"])}
+            for c, v in result.get("best_per_class", {}).items()}
+
+
+def per_class_frame(result: dict) -> pd.DataFrame:
+    """One row per class: its own best cell of a tuning job beside the best common cell."""
+    return views.per_class_tuning_frame(result)
 
 
 # --------------------------------------------------------------------------- evaluation tables

@@ -20,6 +20,8 @@ EVAL_JOB = "hbnlab.eval_job"
 EXPLAIN_DOC = "hbnlab.explain_doc"
 FLASH = "hbnlab.flash"
 CONFIG_LISTENER = "hbnlab.config_listener"
+#: Set once ``app.py`` has built the navigation in this session.
+APP_NAVIGATION = "hbnlab.app_navigation"
 
 #: URL keys the workbench owns besides the config fields (pages' own selections).
 EXTRA_QUERY_KEYS = ("job", "doc")

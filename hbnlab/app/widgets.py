@@ -19,8 +19,27 @@ ACTIVE = ("queued", "running")
 
 
 # --------------------------------------------------------------------------- frame
+def _hand_over_to_the_app_navigation() -> None:
+    """Rerun through ``app.py`` when Streamlit started this page on its own.
+
+    With a ``pages/`` folder beside the main script, a Streamlit server whose first request opens a
+    page by its path (``/corpus?...``, a bookmarked or shared link) runs that page file directly,
+    with a file-name sidebar, and keeps doing so for every session until some run calls
+    ``st.navigation`` (Streamlit's multipage "v1" mode, ``PagesManager.uses_pages_directory``).
+    Clearing the flag and rerunning makes the server run ``app.py``, whose navigation resolves the
+    same URL path to the same page.  A session in which ``app.py`` has run is left alone (AppTest
+    runs pages this way on purpose).
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory and not st.session_state.get(state.APP_NAVIGATION):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def page_frame(title: str, intro: str | None = None) -> ExperimentConfig:
     """Title, one-shot messages and the sidebar corpus badge; returns the session's config."""
+    _hand_over_to_the_app_navigation()
     cfg = state.get_config()
     st.title(title)
     if intro:
@@ -52,6 +71,21 @@ def sidebar_status(cfg: ExperimentConfig) -> None:
 
     draw(cfg)
     state.on_config_change(draw)
+    with st.sidebar:
+        _sidebar_jobs()
+
+
+@st.fragment(run_every=2)
+def _sidebar_jobs() -> None:
+    """The sidebar's count of running and queued jobs, refreshed on its own (the rest of the page
+    reruns only on interaction)."""
+    try:
+        counts = services.job_counts()
+    except Exception:  # noqa: BLE001 - the sidebar must never break a page
+        counts = {}
+    running, queued = counts.get("running", 0), counts.get("queued", 0)
+    if running or queued:
+        st.caption(f"Background jobs: {running} running, {queued} queued")
 
 
 def _sidebar_body(cfg: ExperimentConfig) -> None:
@@ -61,13 +95,6 @@ def _sidebar_body(cfg: ExperimentConfig) -> None:
     else:
         st.info(f"Corpus: {corpus_description(cfg)}")
     st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
-    try:
-        counts = services.job_counts()
-    except Exception:  # noqa: BLE001 - the sidebar must never break a page
-        counts = {}
-    running, queued = counts.get("running", 0), counts.get("queued", 0)
-    if running or queued:
-        st.caption(f"Background jobs: {running} running, {queued} queued")
 
 
 def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1) -> int:
@@ -213,6 +240,13 @@ def table_height(frame, max_rows: int = 40) -> int:
     """Pixel height that shows every row of ``frame`` (header included) up to ``max_rows``, so the
     micro and macro rows at the bottom of a breakeven table are never hidden behind a scroll."""
     return 35 * (min(len(frame), max_rows) + 1) + 3
+
+
+def per_class_columns() -> dict:
+    """Column formats of a tuning job's per-class table (breakevens in percent, one decimal)."""
+    pct = {name: st.column_config.NumberColumn(name, format="%.1f") for name in ("breakeven", "best common cell")}
+    return {**pct, "gain": st.column_config.NumberColumn("gain", format="%+.1f"),
+            "alpha": st.column_config.NumberColumn("alpha", format="%g")}
 
 
 def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str | None = None):

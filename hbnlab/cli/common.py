@@ -7,9 +7,12 @@ from pathlib import Path
 
 from hbnlab._validation import HbnlabError
 
-__all__ = ["CLIError", "add_corpus_options", "add_validation_options", "validation_kwargs", "check_corpus_arg",
-           "corpus_from_args", "parse_list", "parse_categories", "write_json"]
+__all__ = ["CLIError", "NO_CACHE_ENV", "add_corpus_options", "add_validation_options", "validation_kwargs",
+           "check_corpus_arg", "corpus_from_args", "parse_list", "parse_categories", "parse_param_items", "write_json"]
 
+#: The store's off switch (:data:`hbnlab.pipeline.store.NO_CACHE_ENV`, kept here so that
+#: ``hbnlab --help`` does not import the library).
+NO_CACHE_ENV = "HBNLAB_NO_CACHE"
 #: ``--validation`` choices (:data:`hbnlab.corpus.splits.VALIDATION_METHODS`, kept here so that
 #: ``hbnlab --help`` does not import the library).
 _VALIDATION_CHOICES = ("auto", "date", "stratified")
@@ -23,7 +26,8 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
                        synthetic_size: bool = True) -> None:
     """``--corpus synthetic|reuters|PATH``, ``--encoding``, ``--reuters-dir``, the synthetic corpus's seed
     and size."""
-    p.add_argument("--corpus", default=default, help="synthetic | reuters | PATH (directory, table, zip)")
+    p.add_argument("--corpus", default=default,
+                   help="synthetic | synthetic-hierarchy | reuters | PATH (directory, table, zip)")
     p.add_argument("--encoding", default="auto", metavar="auto|NAME",
                    help="text encoding of the files of --corpus PATH: auto (default) detects it file by file "
                         "(byte-order mark, UTF-16, UTF-8, cp1252, a detector's guess); a codec name (utf-8, "
@@ -33,6 +37,9 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
     p.add_argument("--allow-modified-reuters", action="store_true",
                    help="read a Reuters-21578 copy whose files differ from Distribution 1.0 (SHA-256, counts) "
                         "with a warning instead of an error; sets $HBNLAB_ALLOW_MODIFIED_REUTERS=1 for workers too")
+    p.add_argument("--no-cache", action="store_true",
+                   help="parse and index the corpus afresh, without the store of prepared corpora in the data home "
+                        "(sets $HBNLAB_NO_CACHE=1 for workers too; 'hbnlab cache list|clear' shows and empties it)")
     p.add_argument(seed_flag, type=int, default=0, help="seed of the synthetic corpus")
     if synthetic_size:
         p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
@@ -82,21 +89,22 @@ def parse_categories(text: str | None, corpus) -> list[str] | None:
 def check_corpus_arg(args) -> None:
     """Refuse a ``--corpus`` path that does not exist and a too small ``--synthetic-size``, naming the option."""
     size = getattr(args, "synthetic_size", 3000)
-    if args.corpus == "synthetic" and size < 8:
+    if args.corpus in ("synthetic", "synthetic-hierarchy") and size < 8:
         raise CLIError(f"--synthetic-size must be >= 8, got {size}")
-    if args.corpus not in (None, "synthetic", "reuters") and not Path(args.corpus).exists():
+    if args.corpus not in (None, "synthetic", "synthetic-hierarchy", "reuters") and not Path(args.corpus).exists():
         raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
 
 
-def corpus_from_args(args, default: str = "reuters"):
+def corpus_from_args(args, default: str = "reuters", *, log=None):
     """The corpus that ``--corpus`` (``default`` when not given) / ``--reuters-dir`` / the synthetic
-    options name."""
+    options name (kept in the data home's store; ``log`` receives the store's messages)."""
     from hbnlab.pipeline.corpus_spec import load_named_corpus
 
     check_corpus_arg(args)
     seed = args.corpus_seed if hasattr(args, "corpus_seed") else getattr(args, "seed", 0)
     return load_named_corpus(args.corpus or default, reuters_dir=args.reuters_dir, seed=seed,
-                             size=getattr(args, "synthetic_size", 3000), encoding=getattr(args, "encoding", "auto"))
+                             size=getattr(args, "synthetic_size", 3000), encoding=getattr(args, "encoding", "auto"),
+                             log=log)
 
 
 def parse_list(text: str, cast, what: str) -> list:
@@ -128,3 +136,18 @@ def write_json(path: str | None, obj) -> None:
 
     write_text_atomic(Path(path), json.dumps(clean(obj), indent=2))
     print(f"wrote {path}")
+
+
+def parse_param_items(items) -> dict:
+    """``--param KEY=VALUE`` items -> a dict; a value is read as JSON (``0``, ``0.5``, ``true``,
+    ``[1, 2]``), else kept as a bare string."""
+    out = {}
+    for item in items or []:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key.strip():
+            raise CLIError(f"--param {item!r}: expected KEY=VALUE")
+        try:
+            out[key.strip()] = json.loads(value)
+        except ValueError:
+            out[key.strip()] = value
+    return out

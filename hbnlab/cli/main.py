@@ -5,6 +5,7 @@
     hbnlab tree --corpus reuters --class trade --classifier hbn-or --format text|dot|svg
     hbnlab train | export-model | predict | run | report     (hbnlab.cli.models)
     hbnlab sweep                                             (hbnlab.cli.sweep)
+    hbnlab cache list | clear                                (hbnlab.cli.cache)
 
 ``hbnlab ...``, ``python -m hbnlab ...`` and ``python -m hbnlab.cli ...`` all run :func:`main`.
 An hbnlab error (bad arguments, a corpus or model file that cannot be read) is printed as one
@@ -19,8 +20,14 @@ import os
 import sys
 
 from hbnlab._validation import HbnlabError
-from hbnlab.cli import models, reproduce, sweep
-from hbnlab.cli.common import add_corpus_options, add_validation_options, corpus_from_args, validation_kwargs
+from hbnlab.cli import cache, models, reproduce, sweep
+from hbnlab.cli.common import (
+    NO_CACHE_ENV,
+    add_corpus_options,
+    add_validation_options,
+    corpus_from_args,
+    validation_kwargs,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -51,7 +58,7 @@ def _validation_lines(corpus, args) -> tuple[dict, list[str]]:
 def cmd_corpus_info(args) -> int:
     from hbnlab.corpus.encoding import encoding_summary
 
-    corpus = corpus_from_args(args)
+    corpus = corpus_from_args(args, log=None if args.json else print)
     s = corpus.summary()
     split, head = _validation_lines(corpus, args)
     if args.json:
@@ -88,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.register(sub)
     models.register(sub)
     sweep.register(sub)
+    cache.register(sub)
     return p
 
 
@@ -96,6 +104,8 @@ def main(argv=None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for resume hints
     if getattr(args, "allow_modified_reuters", False):
         os.environ["HBNLAB_ALLOW_MODIFIED_REUTERS"] = "1"  # read by the Reuters reader here and in workers
+    if getattr(args, "no_cache", False):
+        os.environ[NO_CACHE_ENV] = "1"  # read by the store here and in workers
     try:
         return args.func(args) or 0
     except (HbnlabError, ValueError, OSError) as e:

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg
+from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg, parse_param_items
 
 __all__ = ["register", "cmd_train", "cmd_export_model", "cmd_predict", "cmd_run", "cmd_report", "evidence_names"]
 
@@ -26,39 +26,27 @@ def _corpus_spec(args):
     from hbnlab.experiments.manifest import CorpusSpec
 
     check_corpus_arg(args)
-    if args.corpus == "synthetic":
-        return CorpusSpec("synthetic", seed=args.seed, size=args.synthetic_size)
+    if args.corpus in ("synthetic", "synthetic-hierarchy"):
+        return CorpusSpec(args.corpus, seed=args.seed, size=args.synthetic_size)
     if args.corpus == "reuters":
         return CorpusSpec("reuters", path=args.reuters_dir)
     return CorpusSpec("path", path=args.corpus, encoding=args.encoding)
 
 
-def _parse_params(items) -> dict:
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise CLIError(f"--param {item!r}: expected KEY=VALUE")
-        k, v = item.split("=", 1)
-        try:
-            out[k.strip()] = json.loads(v)
-        except ValueError:
-            out[k.strip()] = v  # a bare string
-    return out
-
-
 # =========================================================================== train
 def cmd_train(args) -> int:
+    from hbnlab.corpus.taxonomy import read_taxonomy
     from hbnlab.evaluation import breakeven_point
     from hbnlab.export.model_io import save_model
     from hbnlab.models.catalog import is_tree_learner, learner
-    from hbnlab.pipeline.data import prepare
     from hbnlab.pipeline.fit import fit_unit
+    from hbnlab.pipeline.store import prepare_cached
 
     try:
         name = learner(args.classifier).name
     except ValueError as e:
         raise CLIError(f"--classifier: {e}") from None
-    params = _parse_params(args.param)
+    params = parse_param_items(args.param)
     for opt, val in (("B", args.B), ("alpha", args.alpha), ("n_restarts", args.n_restarts)):
         if val is None:
             continue
@@ -74,7 +62,8 @@ def cmd_train(args) -> int:
     if args.label not in usable:
         raise CLIError(f"class {args.label!r} has no training documents in corpus {corpus.name!r}; "
                        f"classes: {usable[:30]}")
-    data = prepare(corpus, categories=[args.label], require_test=False)
+    taxonomy = read_taxonomy(args.taxonomy, categories=corpus.categories()) if args.taxonomy else None
+    data = prepare_cached(corpus, categories=[args.label], require_test=False, taxonomy=taxonomy, log=print)
     y = data.Y_train[:, 0]
     if y.min() == y.max():
         raise CLIError(f"class {args.label!r} has {'no' if y.max() == 0 else 'only'} positive training documents")
@@ -247,6 +236,8 @@ def register(subparsers) -> None:
     t.add_argument("--random-state", type=int, default=0)
     t.add_argument("--n-restarts", type=int, default=None, help="EM restarts (hbn-*/hnb-*; default 64)")
     t.add_argument("--param", action="append", metavar="KEY=VALUE", help="another hyper-parameter (JSON value)")
+    t.add_argument("--taxonomy", default=None, metavar="FILE",
+                   help="hier-nb: the categories' tree, one 'parent<TAB>child' per line (default: dotted names)")
     t.add_argument("--out", required=True, help="model file to write (.hbnlab)")
     t.set_defaults(func=cmd_train)
 

@@ -11,6 +11,7 @@ from hbnlab.cli.common import (
     add_validation_options,
     corpus_from_args,
     parse_categories,
+    parse_param_items,
     validation_kwargs,
     write_json,
 )
@@ -21,14 +22,17 @@ __all__ = ["register", "cmd_reproduce", "cmd_tree"]
 def _protocol_data(args):
     """The thesis's protocol data on ``--corpus`` (default Reuters-21578 ModApte, downloaded if
     needed) with ``--categories`` and the validation options."""
+    from hbnlab.corpus.taxonomy import read_taxonomy
     from hbnlab.experiments import reproduce as rep
     from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 
-    corpus = corpus_from_args(args)
+    corpus = corpus_from_args(args, log=print)
     categories = parse_categories(args.categories, corpus)
     if categories is None and not is_reuters_modapte(corpus.name):
         categories = corpus.categories(min_train=1, min_test=1)
-    return rep.load_protocol(corpus, categories=categories, log=print, **validation_kwargs(args, args.random_state))
+    taxonomy = read_taxonomy(args.taxonomy, categories=corpus.categories()) if args.taxonomy else None
+    return rep.load_protocol(corpus, categories=categories, log=print, taxonomy=taxonomy,
+                             **validation_kwargs(args, args.random_state))
 
 
 def _print_validation_rows(result: dict) -> None:
@@ -107,10 +111,15 @@ def cmd_reproduce(args) -> int:
             rows = rep.parse_rows(args.rows) if args.rows else None
         except ValueError as e:
             raise CLIError(f"--rows: {e}") from None
+        settings = parse_param_items(args.param)
+        try:  # refused before the corpus is read
+            rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows)
+        except ValueError as e:
+            raise CLIError(f"--param: {e}") from None
         data = _protocol_data(args)
         result = rep.table_4_10(data, rows=rows, extra_rows=args.extra_rows, tune=args.tune,
                                 n_restarts=args.n_restarts, n_jobs=args.n_jobs, random_state=args.random_state,
-                                log=print)
+                                settings=settings, log=print)
         print()
         if result.get("paper"):
             print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
@@ -144,8 +153,8 @@ def cmd_tree(args) -> int:
     from hbnlab.export.atomic import write_text_atomic
     from hbnlab.export.render import dot_to_svg
     from hbnlab.models.catalog import TREE_LEARNERS, is_tree_learner
-    from hbnlab.pipeline.data import prepare
     from hbnlab.pipeline.fit import fit_unit
+    from hbnlab.pipeline.store import prepare_cached
 
     name = args.classifier.upper()
     if not is_tree_learner(name):
@@ -154,7 +163,7 @@ def cmd_tree(args) -> int:
     if args.label not in corpus.categories():
         raise CLIError(f"class {args.label!r} is not a category of corpus {corpus.name!r}")
     params = {k: v for k, v in (("B", args.B), ("alpha", args.alpha)) if v is not None}
-    data = prepare(corpus, categories=[args.label], require_test=False)
+    data = prepare_cached(corpus, categories=[args.label], require_test=False)
     est = fit_unit(data, args.label, name, n_features=args.n_features, params=params,
                    random_state=args.seed).estimator
     if args.format == "text":
@@ -191,11 +200,20 @@ def register(sub) -> None:
                    help="table-4.x: all | topK | comma list (default: Reuters top10; another corpus: every "
                         "category with a training and a test document)")
     add_validation_options(r)
+    r.add_argument("--taxonomy", default=None, metavar="FILE",
+                   help="table-4.x: the categories' tree for HIER-NB, one 'parent<TAB>child' per line (default: "
+                        "the tree of dotted category names such as comp.sys.mac)")
     r.add_argument("--json", default=None, metavar="OUT", help="write the rows as JSON")
     r.add_argument("--n-jobs", type=int, default=2, help="parallel processes (default 2)")
     r.add_argument("--tune", action="store_true", help="table-4.10: tune B and alpha on validation (3 phases)")
     r.add_argument("--extra-rows", action="store_true", help="table-4.10: add the neighbours' learners")
-    r.add_argument("--rows", default=None, help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term)")
+    r.add_argument("--rows", default=None,
+                   help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term; "
+                        "HIER-NB:30 = 30 terms per node of the taxonomy); HBN-OR:30/100/300 chooses the terms "
+                        "per class on validation")
+    r.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="table-4.10: a hyper-parameter for every row whose learner has it, e.g. --param alpha=0 "
+                        "(JSON value; repeatable)")
     r.add_argument("--n-restarts", type=int, default=None, help="EM restarts for HBN rows (default 64)")
     r.add_argument("--random-state", type=int, default=0)
     r.add_argument("--collection", default=None, choices=["reuters", "ohsumed", "20newsgroups"],

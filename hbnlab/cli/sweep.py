@@ -194,7 +194,7 @@ def cmd_sweep(args) -> int:
 
     config = _config(args)
     t0 = time.perf_counter()
-    corpus = corpus_from_args(args)
+    corpus = corpus_from_args(args, log=print)
     try:
         data = sw.prepare_sweep_data(corpus, config)
     except sw.SweepError as e:

@@ -15,7 +15,9 @@ line or field.
   reader, detects each file's encoding; ``Corpus.meta['encodings']`` and
   ``meta['replaced_files']`` report what was used;
 * :func:`make_synthetic_corpus`: documents from a known hierarchical model with planted word
-  groups (the default corpus of the workbench).
+  groups (the default corpus of the workbench); :func:`make_hierarchical_corpus`: categories in a
+  two-level topic taxonomy;
+* :mod:`hbnlab.corpus.taxonomy`: taxonomies from dotted names or a ``parent<TAB>child`` file.
 """
 from ._common import DEFAULT_MAX_BYTES
 from .base import Corpus, CorpusError, Document, MissingColumnError
@@ -31,6 +33,8 @@ from .fetch import DEFAULT_URL, default_data_home, fetch_reuters21578
 from .readers import load_corpus, load_upload, read_folder_per_class, read_table, read_zip
 from .reuters import REUTERS_NAME, load_reuters21578, modapte_counts, train0_validation_split
 from .synthetic import make_synthetic_corpus
+from .synthetic_hierarchy import make_hierarchical_corpus
+from .taxonomy import ROOT, Taxonomy, TaxonomyError, TopicLabels, read_taxonomy
 
 __all__ = [
     "OHSUMED_CATEGORIES",
@@ -48,6 +52,12 @@ __all__ = [
     "load_upload",
     "load_reuters21578",
     "make_synthetic_corpus",
+    "make_hierarchical_corpus",
+    "ROOT",
+    "Taxonomy",
+    "TaxonomyError",
+    "TopicLabels",
+    "read_taxonomy",
     "modapte_counts",
     "read_20newsgroups",
     "read_folder_per_class",

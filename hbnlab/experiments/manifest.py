@@ -38,12 +38,12 @@ from hbnlab.experiments.thesis import thesis_values_apply
 from hbnlab.export.report import ExperimentResult
 from hbnlab.models.catalog import learner_names
 from hbnlab.pipeline.corpus_spec import load_named_corpus
-from hbnlab.pipeline.data import prepare
 from hbnlab.pipeline.fit import em_traces, fit_unit
+from hbnlab.pipeline.store import prepare_cached
 
 MANIFEST_FORMAT = "hbnlab-experiment-manifest"
 MANIFEST_VERSION = 1
-CORPUS_KINDS = ("synthetic", "reuters", "path")
+CORPUS_KINDS = ("synthetic", "synthetic-hierarchy", "reuters", "path")
 STAGES = ("test", "validation")
 
 
@@ -96,7 +96,8 @@ def _json_value(v, fld):
 # =========================================================================== parts
 @dataclass(frozen=True)
 class CorpusSpec:
-    """Which corpus: ``synthetic`` (``seed``, ``size``), ``reuters`` (``path`` = the
+    """Which corpus: ``synthetic`` or ``synthetic-hierarchy`` (``seed``, ``size``; the latter's
+    categories form a topic taxonomy), ``reuters`` (``path`` = the
     Reuters-21578 directory, else ``$HBNLAB_REUTERS_DIR``) or ``path`` (a corpus file or folder
     read by :func:`hbnlab.corpus.load_corpus` with ``encoding``: ``"auto"`` or a codec name;
     written to the manifest only when it is not ``"auto"``)."""
@@ -122,8 +123,8 @@ class CorpusSpec:
             raise ManifestError("corpus.encoding", e.message) from None
 
     def to_dict(self) -> dict:
-        if self.kind == "synthetic":
-            return {"kind": "synthetic", "seed": self.seed, "size": self.size}
+        if self.kind in ("synthetic", "synthetic-hierarchy"):
+            return {"kind": self.kind, "seed": self.seed, "size": self.size}
         d = {"kind": self.kind, "path": self.path}
         if self.kind == "path" and self.encoding != "auto":
             d["encoding"] = self.encoding
@@ -138,8 +139,8 @@ class CorpusSpec:
     def load(self):
         """The :class:`~hbnlab.corpus.Corpus` this spec names (a ``reuters`` spec without a path
         reads ``$HBNLAB_REUTERS_DIR`` or the verified download cache; it never downloads)."""
-        if self.kind == "synthetic":
-            return load_named_corpus("synthetic", seed=self.seed, size=self.size)
+        if self.kind in ("synthetic", "synthetic-hierarchy"):
+            return load_named_corpus(self.kind, seed=self.seed, size=self.size)
         if self.kind == "reuters":
             try:
                 return load_named_corpus("reuters", reuters_dir=self.path, download=False)
@@ -413,10 +414,10 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
                                               f"{corpus.name!r}")
     if progress:
         progress(0.05, "indexing")
-    data = prepare(corpus, n_categories=manifest.n_categories,
-                   categories=None if manifest.categories is None else list(manifest.categories),
-                   indexing=manifest.indexing, selection=manifest.selection, validation=manifest.validation,
-                   cv=manifest.cv or None, random_state=manifest.random_state)
+    data = prepare_cached(corpus, n_categories=manifest.n_categories,
+                          categories=None if manifest.categories is None else list(manifest.categories),
+                          indexing=manifest.indexing, selection=manifest.selection, validation=manifest.validation,
+                          cv=manifest.cv or None, random_state=manifest.random_state)
     Y_eval, eval_docs = data.evaluation(manifest.stage)
     cats = list(data.categories)
     if manifest.stage == "validation":

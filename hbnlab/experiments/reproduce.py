@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import time
 
-from hbnlab.corpus import REUTERS_NAME, load_reuters21578
+from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
 from hbnlab.models.catalog import CLUSTERINGS, NEIGHBOUR_ROWS, is_tree_learner, learner, tree_learner_name, tree_parts
-from hbnlab.pipeline.data import ProtocolData, prepare
+from hbnlab.pipeline.corpus_spec import load_named_corpus
+from hbnlab.pipeline.data import ProtocolData
+from hbnlab.pipeline.store import prepare_cached
 
 HBN_ROWS = [(tree_learner_name(c), 30) for c in CLUSTERINGS]
 
@@ -36,16 +38,19 @@ def _quiet(message: str) -> None:
 
 
 def load_reuters_protocol(reuters_dir, *, log=_quiet, **prepare_kw) -> ProtocolData:
-    """Reuters-21578 ModApte indexed and scored the thesis's way (10 most frequent categories)."""
-    return load_protocol(load_reuters21578(reuters_dir), log=log, **prepare_kw)
+    """Reuters-21578 ModApte indexed and scored the thesis's way (10 most frequent categories), both
+    kept in the data home's store (:mod:`hbnlab.pipeline.store`)."""
+    corpus = load_named_corpus("reuters", reuters_dir=str(reuters_dir), download=False,
+                               log=None if log is _quiet else log)
+    return load_protocol(corpus, log=log, **prepare_kw)
 
 
 def load_protocol(corpus, *, categories=None, log=_quiet, **prepare_kw) -> ProtocolData:
     """Any corpus indexed and scored the thesis's way (:func:`hbnlab.pipeline.data.prepare`), with
     the counts logged (beside the thesis's for Reuters) and the categories the validation split
-    cannot score named."""
+    cannot score named.  Kept in the data home's store (:mod:`hbnlab.pipeline.store`)."""
     t0 = time.perf_counter()
-    data = prepare(corpus, categories=categories, **prepare_kw)
+    data = prepare_cached(corpus, categories=categories, log=None if log is _quiet else log, **prepare_kw)
     c = data.info
     if corpus.name == REUTERS_NAME:
         log(f"Reuters-21578 ModApte: {c['n_train']} train / {c['n_test']} test documents "
@@ -94,47 +99,98 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
     return {"B": B, "alpha": a3, "history": history}
 
 
-def parse_rows(text: str) -> list[tuple[str, int | None]]:
-    """``"NB:30,HBN-OR:30,KNN:all"`` -> ``[("NB", 30), ("HBN-OR", 30), ("KNN", None)]`` (features
-    default to 30; ``all``: every term of the vocabulary)."""
+def _parse_terms(item: str, text: str):
+    if text.lower() == "all":
+        return None
+    try:
+        nf = int(text or 30)
+    except ValueError:
+        nf = 0
+    if nf < 1:
+        raise ValueError(f"row {item!r}: the number of features must be an integer >= 1 or 'all', got {text!r}")
+    return nf
+
+
+def parse_rows(text: str) -> list[tuple]:
+    """``"NB:30,HBN-OR:30,KNN:all,HBN-OR:30/100/300"`` -> ``[("NB", 30), ("HBN-OR", 30), ("KNN", None),
+    ("HBN-OR", (30, 100, 300))]``: features default to 30, ``all`` is every term of the vocabulary,
+    and ``a/b/c`` lists candidates chosen per class on validation
+    (:func:`hbnlab.experiments.thesis.choose_terms_per_class`)."""
     rows = []
     for item in text.split(","):
         n, _, f = item.partition(":")
         learner(n.strip())
-        f = f.strip()
-        if f.lower() == "all":
-            rows.append((n.strip(), None))
+        parts = [p.strip() for p in f.split("/")]
+        terms = [_parse_terms(item.strip(), p) for p in parts]
+        if len(terms) == 1:
+            rows.append((n.strip(), terms[0]))
             continue
-        try:
-            nf = int(f or 30)
-        except ValueError:
-            nf = 0
-        if nf < 1:
-            raise ValueError(f"row {item.strip()!r}: the number of features must be an integer >= 1 or 'all'")
-        rows.append((n.strip(), nf))
+        if len(set(terms)) != len(terms):
+            raise ValueError(f"row {item.strip()!r}: candidate numbers of terms repeat")
+        rows.append((n.strip(), tuple(terms)))
     return rows
 
 
-def table_4_10(data: ProtocolData, *, rows=None, extra_rows: bool = False, tune: bool = False,
-               n_restarts: int | None = None, n_jobs: int = 2, random_state: int = 0, log=_quiet) -> dict:
-    """Table 4.10 on the test split: the thesis's rows (or ``rows``), optionally the neighbours'
-    learners (``extra_rows``) and the HBN rows tuned on validation first (``tune``)."""
+def _row_settings(rows, settings: dict) -> dict:
+    """``settings`` split over the rows: each row takes the keys its learner has; a key no row's
+    learner has is an error naming the rows."""
+    per_row = {}
+    used = set()
+    for name, nf in rows:
+        known = set(learner(name).param_names) - set(learner(name).fixed)
+        mine = {k: v for k, v in settings.items() if k in known}
+        used |= set(mine)
+        per_row[(name, nf)] = mine
+    unused = sorted(set(settings) - used)
+    if unused:
+        raise ValueError(f"no row's learner has the setting(s) {unused}; rows: "
+                         f"{', '.join(name for name, _ in rows)}")
+    return per_row
+
+
+def _table_rows(rows, extra_rows: bool) -> list:
     rows = list(rows) if rows else list(thesis.DEFAULT_TABLE_4_10_ROWS) + HBN_ROWS
     if extra_rows:
         rows += [(n, 30) for n in NEIGHBOUR_ROWS]
-    row_params = {}
+    return rows
+
+
+def table_4_10_rows_settings(rows, settings: dict, *, extra_rows: bool = False) -> dict:
+    """The settings each row of :func:`table_4_10` takes (``ValueError`` for a setting no row has)."""
+    return _row_settings(_table_rows(rows, extra_rows), settings)
+
+
+def table_4_10(data: ProtocolData, *, rows=None, extra_rows: bool = False, tune: bool = False,
+               n_restarts: int | None = None, n_jobs: int = 2, random_state: int = 0, settings: dict | None = None,
+               log=_quiet) -> dict:
+    """Table 4.10 on the test split: the thesis's rows (or ``rows``), optionally the neighbours'
+    learners (``extra_rows``) and the HBN rows tuned on validation first (``tune``).
+
+    ``settings`` (e.g. ``{"alpha": 0.0}``) go to every row whose learner has them.  A row whose
+    terms are candidates (``("HBN-OR", (30, 100, 300))``) has them chosen per class on validation
+    first; with ``tune`` an HBN row's B and alpha are then tuned at the chosen terms.
+    """
+    rows = _table_rows(rows, extra_rows)
+    given = _row_settings(rows, dict(settings or {}))
+    row_params, row_terms = {}, {}
     tuning = {}
     for name, nf in rows:
+        p = dict(given[(name, nf)])
         if is_tree_learner(name):
-            p = _hbn_params(n_restarts)
+            p.update(_hbn_params(n_restarts))
+            terms = nf
             if tune and name.upper().startswith("HBN"):
-                log(f"  tuning {name} ({nf or 'all'} terms) on training-0 / validation ...")
-                t = three_phase_tuning(data, name, n_features=nf, params=p, n_jobs=n_jobs, log=log)
+                if isinstance(nf, tuple):
+                    row_terms[(name, nf)] = thesis.choose_terms_per_class(data, name, nf, params=p, n_jobs=n_jobs,
+                                                                          random_state=random_state, log=log)
+                    terms = row_terms[(name, nf)][0]
+                log(f"  tuning {name} ({thesis.terms_label(nf)} terms) on training-0 / validation ...")
+                t = three_phase_tuning(data, name, n_features=terms, params=p, n_jobs=n_jobs, log=log)
                 tuning[name] = t
                 p.update(B=t["B"], alpha=t["alpha"])
-            row_params[(name, nf)] = p
+        row_params[(name, nf)] = p
     result = thesis.reproduce_table_4_10(data, rows, n_jobs=n_jobs, random_state=random_state,
-                                         row_params=row_params, log=log)
+                                         row_params=row_params, row_terms=row_terms, log=log)
     if tuning:
         result["tuning"] = tuning
     return result
@@ -183,5 +239,5 @@ def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None 
 
 
 __all__ = ["load_reuters_protocol", "load_protocol", "three_phase_tuning", "parse_rows",
-           "table_4_10", "validation_table",
+           "table_4_10_rows_settings", "table_4_10", "validation_table",
            "ALPHA_GRIDS", "VALIDATION_TARGETS", "TARGETS"]

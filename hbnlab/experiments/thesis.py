@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Mapping
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -27,7 +28,8 @@ from hbnlab.pipeline.data import ProtocolData
 from hbnlab.pipeline.fit import fit_unit
 
 __all__ = ["run_row", "tune_on_validation", "tuning_label", "reproduce_table_4_10", "sweep_features", "format_table",
-           "DEFAULT_TABLE_4_10_ROWS", "thesis_values_apply", "tunable_indices"]
+           "DEFAULT_TABLE_4_10_ROWS", "thesis_values_apply", "tunable_indices", "choose_terms_per_class",
+           "terms_label"]
 
 
 def thesis_values_apply(data: ProtocolData) -> bool:
@@ -62,18 +64,39 @@ def _fit_score(data: ProtocolData, label: str, name: str, n_features, params, st
     return res.scores, time.perf_counter() - t0, res.estimator
 
 
-def run_row(data: ProtocolData, name: str, n_features: int | None, *, params: dict | None = None,
+def _terms_of(n_features, category: str):
+    """The number of terms of one category: ``n_features`` itself, or its entry for the category
+    when it maps category -> number of terms."""
+    return n_features[category] if isinstance(n_features, Mapping) else n_features
+
+
+def terms_label(n_features) -> str:
+    """How a row's terms print: ``"30"``, ``"all"``, ``"30/100/all"`` (candidates chosen per class)
+    or ``"per class"`` (a category -> terms mapping)."""
+    if isinstance(n_features, Mapping):
+        return "per class"
+    if isinstance(n_features, tuple):
+        return "/".join(_features_label(n) for n in n_features)
+    return _features_label(n_features)
+
+
+def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = None,
             stage: str = "test", random_state: int = 0, n_jobs: int = 1, keep_models: bool = False,
             category_indices=None, paper: bool | None = None) -> dict:
     """Train and score one classifier on every category; breakeven per class, micro, macro.
 
-    ``paper`` (default: :func:`thesis_values_apply`) adds the thesis's Table 4.10 values to a test row.
+    ``n_features``: an int, ``None`` (every term) or a mapping category -> either (terms chosen per
+    class, :func:`choose_terms_per_class`); the row then records the mapping under
+    ``"n_features_per_class"`` and ``"n_features"`` reads ``"per class"``.  ``paper`` (default:
+    :func:`thesis_values_apply`) adds the thesis's Table 4.10 values to a test row with one number
+    of terms.
     """
     Y_eval = data.evaluation(stage)[0]
     js = list(range(len(data.categories))) if category_indices is None else list(category_indices)
     slim = data.without_documents()
-    tasks = [delayed(_fit_score)(slim, data.categories[j], name, n_features, params, stage, random_state)
-             for j in js]
+    per_class_terms = isinstance(n_features, Mapping)
+    tasks = [delayed(_fit_score)(slim, data.categories[j], name, _terms_of(n_features, data.categories[j]), params,
+                                 stage, random_state) for j in js]
     t0 = time.perf_counter()
     out = Parallel(n_jobs=n_jobs)(tasks)
     seconds = time.perf_counter() - t0
@@ -82,7 +105,7 @@ def run_row(data: ProtocolData, name: str, n_features: int | None, *, params: di
     per_class = {data.categories[j]: 100 * breakeven_point(Y[:, k], S[:, k]) for k, j in enumerate(js)}
     row = {
         "classifier": name,
-        "n_features": int(n_features or 0),
+        "n_features": terms_label(n_features) if per_class_terms else int(n_features or 0),
         "params": dict(params or {}),
         "stage": stage,
         "per_class": {k: round(v, 2) for k, v in per_class.items()},
@@ -91,8 +114,10 @@ def run_row(data: ProtocolData, name: str, n_features: int | None, *, params: di
         "seconds": round(seconds, 3),
         "fit_seconds_per_class": {data.categories[j]: round(o[1], 3) for j, o in zip(js, out)},
     }
+    if per_class_terms:
+        row["n_features_per_class"] = {data.categories[j]: int(n_features[data.categories[j]] or 0) for j in js}
     if paper is None:
-        paper = thesis_values_apply(data)
+        paper = thesis_values_apply(data) and not per_class_terms
     published = pv.table_4_10_row(name.upper(), int(n_features or 0)) if stage == "test" and paper else None
     if published is not None:
         row["paper_micro"] = published["micro"]
@@ -132,6 +157,45 @@ def tune_on_validation(data: ProtocolData, name: str, n_features: int | None, *,
     return best, curve
 
 
+def choose_terms_per_class(data: ProtocolData, name: str, candidates, *, params: dict | None = None,
+                           n_jobs: int = 1, random_state: int = 0, log=None) -> tuple[dict, dict]:
+    """The number of terms of each category, chosen on the validation split.
+
+    Every candidate (an int, or ``None`` for every term) is a validation row; each category the
+    split can score (:func:`tunable_indices`) takes the candidate with its best validation
+    breakeven, ties going to the candidate listed first (list them from few to many terms: the
+    smallest of equally good choices).  A category the split cannot score takes the first
+    candidate.  The same learner settings (``params``) serve every candidate: tune B and alpha
+    after the terms (:func:`hbnlab.experiments.reproduce.three_phase_tuning` accepts the mapping).
+
+    Returns
+    -------
+    chosen : dict
+        Category -> number of terms (``None``: every term), for every category of ``data``.
+    curve : dict
+        Candidate label (``"30"``, ``"all"``) -> ``{"micro": ..., "per_class": {category: breakeven}}``
+        on validation.
+    """
+    candidates = tuple(candidates)
+    if not candidates:
+        raise ValueError(f"{name}: no candidate numbers of terms to choose from")
+    if len(set(candidates)) != len(candidates):
+        raise ValueError(f"{name}: candidate numbers of terms repeat: {list(candidates)}")
+    js = tunable_indices(data, log)
+    rows = [run_row(data, name, nf, params=params, stage="validation", n_jobs=n_jobs, random_state=random_state,
+                    category_indices=js) for nf in candidates]
+    curve = {_features_label(nf): {"micro": r["micro"], "per_class": r["per_class"]} for nf, r in zip(candidates, rows)}
+    chosen = {c: candidates[0] for c in data.categories}
+    for j in js:
+        c = data.categories[j]
+        scores = [r["per_class"][c] for r in rows]
+        chosen[c] = candidates[scores.index(max(scores))]
+    if log is not None:
+        log(f"  {name}: terms per class chosen on validation from {terms_label(candidates)}: "
+            + ", ".join(f"{c} {_features_label(n)}" for c, n in chosen.items()))
+    return chosen, curve
+
+
 def tuning_label(combo: dict):
     """A grid point as a key of the tuning curve: the bare value for one parameter (``0.3``), else
     ``"k=10, weighting=tfidf"``."""
@@ -144,10 +208,13 @@ DEFAULT_TABLE_4_10_ROWS = [("NB", 30), ("NB", 100), ("SVM", 30), ("SVM", 200)]
 
 
 def reproduce_table_4_10(data: ProtocolData, rows=None, *, n_jobs: int = 1, tune: bool = True,
-                         random_state: int = 0, row_params: dict | None = None, log=_quiet) -> dict:
+                         random_state: int = 0, row_params: dict | None = None, row_terms: dict | None = None,
+                         log=_quiet) -> dict:
     """Run the rows of Table 4.10 on the test split.  Returns the JSON document of the CLI.
 
-    A row's features are an int or ``None`` (every term).  With ``tune``, a learner with a
+    A row's features are an int, ``None`` (every term) or a tuple of candidates chosen per class on
+    validation (:func:`choose_terms_per_class`; ``row_terms[(name, candidates)]`` may hold the
+    choice and its curve already).  With ``tune``, a learner with a
     catalogue tuning grid (SVM's C, KNN's k and weighting) has the parameters the row does not set
     chosen on validation first (:func:`tune_on_validation`); the row then records the validation
     curve under ``"tuning"``.
@@ -156,18 +223,29 @@ def reproduce_table_4_10(data: ProtocolData, rows=None, *, n_jobs: int = 1, tune
     out_rows = []
     for name, nf in rows:
         params = dict((row_params or {}).get((name, nf), {}))
+        terms, terms_curve = nf, None
+        if isinstance(nf, tuple):
+            known = (row_terms or {}).get((name, nf))
+            if known is None:
+                terms, terms_curve = choose_terms_per_class(data, name, nf, params=params, n_jobs=n_jobs,
+                                                            random_state=random_state, log=log)
+            else:
+                terms, terms_curve = known
         grid = {k: v for k, v in learner(name).tuning.items() if k not in params}
         curve = None
         if tune and grid:
-            chosen, curve = tune_on_validation(data, name, nf, grid=grid, params=params, n_jobs=n_jobs, log=log)
+            chosen, curve = tune_on_validation(data, name, terms, grid=grid, params=params, n_jobs=n_jobs, log=log)
             params.update(chosen)
             what = ", ".join(grid)
-            log(f"  {name} ({_features_label(nf)}): {what} tuned on validation -> "
+            log(f"  {name} ({terms_label(nf)}): {what} tuned on validation -> "
                 f"{tuning_label(chosen)} (micro by {what}: {curve})")
-        row = run_row(data, name, nf, params=params, stage="test", n_jobs=n_jobs, random_state=random_state)
+        row = run_row(data, name, terms, params=params, stage="test", n_jobs=n_jobs, random_state=random_state)
+        if isinstance(nf, tuple):
+            row["n_features"] = terms_label(nf)
+            row["terms_tuning"] = terms_curve
         if curve is not None:
             row["tuning"] = {str(k): v for k, v in curve.items()}
-        log(f"  {name} ({_features_label(nf)}): micro {row['micro']:.1f} macro {row['macro']:.1f}  "
+        log(f"  {name} ({terms_label(nf)}): micro {row['micro']:.1f} macro {row['macro']:.1f}  "
             f"[{row['seconds']:.1f}s]")
         out_rows.append(row)
     return {"rows": out_rows, "corpus": data.corpus_json(), "paper": thesis_values_apply(data),

@@ -6,6 +6,7 @@ from hbnlab.features.scoring import (
     contingency_counts,
     document_frequency,
     fisher_index,
+    fisher_index_multiclass,
     information_gain,
     pointwise_mutual_information,
     score_terms,
@@ -14,6 +15,7 @@ from hbnlab.features.selection import AGGREGATES, aggregate_scores, select_globa
 
 __all__ = [
     "SCORE_METHODS", "AGGREGATES", "score_terms", "contingency_counts", "information_gain", "chi_square",
-    "pointwise_mutual_information", "document_frequency", "fisher_index", "select_local", "select_global",
+    "pointwise_mutual_information", "document_frequency", "fisher_index", "fisher_index_multiclass",
+    "select_local", "select_global",
     "aggregate_scores",
 ]

@@ -29,6 +29,7 @@ from types import MappingProxyType
 
 from hbnlab.models.greedy_hnb import GreedyHNBClassifier
 from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
+from hbnlab.models.hierarchical import HierarchicalShrinkageNBClassifier
 from hbnlab.models.kdb import KDependenceBNClassifier
 from hbnlab.models.knn import KNNBinaryClassifier
 from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier
@@ -71,6 +72,10 @@ class Learner:
         Hyper-parameter -> candidate values, chosen on the validation split before a test row
         (:func:`hbnlab.experiments.thesis.tune_on_validation`: every combination, best validation
         micro breakeven, ties to the combination listed first).  Empty: nothing is tuned this way.
+    needs_topics : bool
+        The estimator learns over a topic taxonomy: its ``fit`` takes ``topics`` (every fitting
+        document's node membership) and ``target`` (the category's node), which
+        :func:`hbnlab.pipeline.fit.fit_unit` passes; it selects its terms itself, per node.
     """
 
     name: str
@@ -80,6 +85,7 @@ class Learner:
     description: str = ""
     family: str = "neighbour"
     tuning: dict = field(default_factory=dict)
+    needs_topics: bool = False
 
     @cached_property
     def param_names(self) -> tuple:
@@ -127,6 +133,9 @@ _ROWS = [
             "k nearest neighbours, cosine on TF-IDF vectors (Chakrabarti, Mining the Web, sec. 5.4)",
             # "logtfidf" equals "tfidf" on the thesis's binary features: not worth a grid point
             tuning={"k": (1, 3, 5, 10, 20, 30, 45, 60), "weighting": ("tf", "tfidf")}),
+    Learner("HIER-NB", HierarchicalShrinkageNBClassifier, {}, {},
+            "naive Bayes down a topic taxonomy: Fisher terms per node, shrinkage toward the ancestors "
+            "(Chakrabarti 2003, sec. 5.7; McCallum et al. 1998)", needs_topics=True),
 ]
 
 #: Every learner by upper-case name, in display order (thesis rows first).

@@ -17,6 +17,9 @@ from dataclasses import dataclass, fields
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
+#: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
+#: two-level topic taxonomy (:func:`hbnlab.corpus.make_hierarchical_corpus`).
+SYNTHETIC_MODELS = ("groups", "hierarchy")
 #: Text encodings an upload may be read with: "auto" detects each file's (hbnlab.corpus.encoding).
 UPLOAD_ENCODINGS = ("auto", "utf-8", "cp1252", "latin-1", "utf-16")
 STOPWORDS = ("thesis", "smart", "sklearn", "none")
@@ -59,7 +62,9 @@ class ExperimentConfig:
     corpus : {"synthetic", "reuters", "upload"}
         Which corpus: the embedded synthetic generator, Reuters-21578 ModApte or an upload.
     synthetic_seed, synthetic_size : int
-        ``random_state`` and ``n_documents`` of :func:`hbnlab.corpus.make_synthetic_corpus`.
+        ``random_state`` and ``n_documents`` of the synthetic generator.
+    synthetic_model : {"groups", "hierarchy"}
+        The generator: planted word groups, or categories in a topic taxonomy (dotted names).
     reuters_dir : str
         Directory with the 22 ``reut2-*.sgm`` files; ``""`` means ``$HBNLAB_REUTERS_DIR`` or the
         download cache of :func:`hbnlab.corpus.fetch_reuters21578`.
@@ -107,6 +112,7 @@ class ExperimentConfig:
     corpus: str = "synthetic"
     synthetic_seed: int = 0
     synthetic_size: int = 3000
+    synthetic_model: str = "groups"
     reuters_dir: str = ""
     upload_path: str = ""
     upload_text_column: str = "text"
@@ -157,6 +163,7 @@ class ExperimentConfig:
                 raise ValueError(f"{name} must be an integer {rng}, got {v!r}")
 
         choice("corpus", CORPUS_SOURCES)
+        choice("synthetic_model", SYNTHETIC_MODELS)
         choice("upload_encoding", UPLOAD_ENCODINGS)
         choice("stopwords", STOPWORDS)
         choice("stemming", STEMMING)
@@ -210,6 +217,8 @@ class ExperimentConfig:
         spec = {"corpus": self.corpus}
         if self.corpus == "synthetic":
             spec.update(seed=self.synthetic_seed, size=self.synthetic_size)
+            if self.synthetic_model != "groups":
+                spec["model"] = self.synthetic_model
         elif self.corpus == "reuters":
             spec["reuters_dir"] = self.reuters_dir
         else:
@@ -372,5 +381,5 @@ PRESETS = {
 
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
             "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
-           "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
+           "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]

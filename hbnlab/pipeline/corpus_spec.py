@@ -7,6 +7,7 @@
 * :func:`load_named_corpus` -- the command line's ``--corpus synthetic|reuters|PATH``.
 * :func:`corpus_from_spec` -- the workbench's corpus spec (``ExperimentConfig.corpus_spec()``):
   a JSON-able dict that background jobs carry to their worker processes.
+* :func:`source_files` -- the files a corpus spec reads (their contents key the stored corpus).
 * :func:`confine_corpus_path` -- the one check of a path that arrives from a URL, a form or a job
   spec: it must lie, symlinks resolved, in a directory the workbench may read
   (:func:`allowed_corpus_dirs`).
@@ -15,6 +16,9 @@ A workbench spec comes from the browser (the URL mirrors the config), so it is u
 :func:`corpus_from_spec` confines its paths and refuses column names the stored upload lacks,
 naming the parameter and never quoting the file.  The command line (:func:`load_named_corpus`)
 reads any path its user gives.
+
+Both loaders keep the parsed corpus in the data home (:func:`hbnlab.pipeline.store.cached_corpus`,
+keyed by the source files' contents and the reader options); ``$HBNLAB_NO_CACHE=1`` turns that off.
 """
 from __future__ import annotations
 
@@ -23,21 +27,31 @@ from pathlib import Path
 
 from hbnlab.corpus import (
     REUTERS_NAME,
+    Corpus,
     CorpusError,
     MissingColumnError,
     default_data_home,
     fetch_reuters21578,
     load_corpus,
     load_reuters21578,
+    make_hierarchical_corpus,
     make_synthetic_corpus,
 )
+from hbnlab.corpus.reuters import REUTERS_FILES
+from hbnlab.pipeline.store import cached_corpus
 
 __all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_from_spec", "is_reuters_modapte",
-           "REUTERS_NAME", "confine_corpus_path", "allowed_corpus_dirs", "CorpusPathError", "ALLOWED_DIRS_ENV"]
+           "REUTERS_NAME", "SYNTHETIC_HIERARCHY", "confine_corpus_path", "source_files", "allowed_corpus_dirs",
+           "CorpusPathError",
+           "ALLOWED_DIRS_ENV"]
 
 #: Environment variable: more directories (separated by ``os.pathsep``) the workbench may read
 #: uploads and Reuters-21578 from, besides the data home.
 ALLOWED_DIRS_ENV = "HBNLAB_ALLOWED_DIRS"
+
+
+#: The command line's name of the synthetic corpus with a topic taxonomy.
+SYNTHETIC_HIERARCHY = "synthetic-hierarchy"
 
 
 class CorpusPathError(CorpusError):
@@ -107,24 +121,72 @@ def confine_corpus_path(value, *, parameter: str, kind: str) -> Path:
     return resolved
 
 
+def _reuters_files(root: Path) -> list[Path]:
+    return [root / n for n in REUTERS_FILES if (root / n).is_file()]
+
+
+def _files_under(path: Path) -> list[Path]:
+    """``path`` itself, or every regular file below the folder ``path`` (links to folders not
+    followed, as the readers walk it)."""
+    if not path.is_dir():
+        return [path] if path.is_file() else []
+    return [Path(d) / f for d, _, names in os.walk(path) for f in names if (Path(d) / f).is_file()]
+
+
+def source_files(spec: dict) -> list[Path]:
+    """The files the corpus of a workbench spec is read from (none for a generated corpus)."""
+    kind = spec.get("corpus")
+    if kind == "reuters":
+        return _reuters_files(resolve_reuters_dir(spec.get("reuters_dir") or None))
+    if kind == "upload" and str(spec.get("upload_path") or "").strip():
+        return _files_under(Path(spec["upload_path"]))
+    return []
+
+
+def _reuters(root: Path, *, progress=None, log=None) -> Corpus:
+    root = Path(root)
+    verify = os.environ.get("HBNLAB_ALLOW_MODIFIED_REUTERS", "") != "1"
+    return cached_corpus({"reader": "reuters", "path": str(root.resolve()), "verify": verify},
+                         _reuters_files(root), lambda: load_reuters21578(root, progress=progress), root=root,
+                         progress=progress, log=log)
+
+
+def _synthetic(size: int, seed: int, log=None, model: str = "groups") -> Corpus:
+    """A generated corpus (``model``: ``"groups"`` -> :func:`make_synthetic_corpus`, ``"hierarchy"``
+    -> :func:`make_hierarchical_corpus`), kept in the store."""
+    make = make_hierarchical_corpus if model == "hierarchy" else make_synthetic_corpus
+    what = {"reader": "synthetic", "size": int(size), "seed": int(seed)}
+    if model != "groups":  # the groups corpus keeps the key it had before there were two models
+        what["model"] = model
+    return cached_corpus(what, [], lambda: make(n_documents=int(size), random_state=int(seed)), log=log)
+
+
 def load_named_corpus(name: str, *, reuters_dir: str | None = None, seed: int = 0, size: int = 3000,
-                      download: bool = True, encoding: str = "auto"):
-    """``"synthetic"`` (seeded, ``size`` documents), ``"reuters"`` (ModApte) or a path read by
+                      download: bool = True, encoding: str = "auto", log=None):
+    """``"synthetic"`` (seeded, ``size`` documents), ``"synthetic-hierarchy"`` (the same, categories
+    in a topic taxonomy), ``"reuters"`` (ModApte) or a path read by
     :func:`hbnlab.corpus.load_corpus` (a folder per class, a table or a ZIP) with ``encoding``
-    (``"auto"``: detected file by file, or a codec name)."""
+    (``"auto"``: detected file by file, or a codec name).  Kept in the store
+    (:mod:`hbnlab.pipeline.store`); ``log`` receives its messages."""
     if name == "synthetic":
-        return make_synthetic_corpus(n_documents=size, random_state=seed)
+        return _synthetic(size, seed, log)
+    if name == SYNTHETIC_HIERARCHY:
+        return _synthetic(size, seed, log, model="hierarchy")
     if name == "reuters":
-        return load_reuters21578(resolve_reuters_dir(reuters_dir, download=download))
-    if not Path(name).exists():
-        raise CorpusError(f"{name}: no such file or directory (a corpus is synthetic, reuters or a path)")
-    return load_corpus(name, encoding=encoding)
+        return _reuters(resolve_reuters_dir(reuters_dir, download=download), log=log)
+    path = Path(name)
+    if not path.exists():
+        raise CorpusError(f"{name}: no such file or directory (a corpus is synthetic, {SYNTHETIC_HIERARCHY}, "
+                          f"reuters or a path)")
+    return cached_corpus({"reader": "path", "path": str(path.resolve()), "encoding": encoding}, _files_under(path),
+                         lambda: load_corpus(name, encoding=encoding), root=path if path.is_dir() else None, log=log)
 
 
-def corpus_from_spec(spec: dict, *, progress=None):
+def corpus_from_spec(spec: dict, *, progress=None, log=None):
     """Load the corpus a workbench spec names.
 
-    ``{"corpus": "synthetic", "seed": s, "size": n}`` -> :func:`hbnlab.corpus.make_synthetic_corpus`;
+    ``{"corpus": "synthetic", "seed": s, "size": n}`` -> :func:`hbnlab.corpus.make_synthetic_corpus`
+    (with ``"model": "hierarchy"``: :func:`hbnlab.corpus.make_hierarchical_corpus`);
     ``{"corpus": "reuters", "reuters_dir": d}`` -> :func:`hbnlab.corpus.load_reuters21578` (never
     downloads: the Corpus page does that with a progress bar);
     ``{"corpus": "upload", "upload_path": p, "options": {...}}`` -> :func:`hbnlab.corpus.load_corpus`
@@ -132,23 +194,32 @@ def corpus_from_spec(spec: dict, *, progress=None):
 
     ``reuters_dir`` and ``upload_path`` go through :func:`confine_corpus_path`; a column option
     the upload lacks is refused naming its parameter (``upload_text_column``, ...), without the
-    columns the file has.
+    columns the file has.  The parsed corpus is kept in the store (:mod:`hbnlab.pipeline.store`);
+    ``log`` receives its messages.
     """
     kind = spec.get("corpus")
     if kind == "synthetic":
-        return make_synthetic_corpus(n_documents=int(spec.get("size", 3000)), random_state=int(spec.get("seed", 0)))
+        model = spec.get("model", "groups")
+        if model not in ("groups", "hierarchy"):
+            raise ValueError(f"corpus spec: 'model' must be 'groups' or 'hierarchy', got {model!r}")
+        return _synthetic(spec.get("size", 3000), spec.get("seed", 0), log, model=model)
     if kind == "reuters":
         given = str(spec.get("reuters_dir", "") or "")
         where = confine_corpus_path(given, parameter="reuters_dir", kind="reuters") if given.strip() else None
-        return load_reuters21578(resolve_reuters_dir(where), progress=progress)
+        return _reuters(resolve_reuters_dir(where), progress=progress, log=log)
     if kind == "upload":
         path = confine_corpus_path(spec.get("upload_path", ""), parameter="upload_path", kind="upload")
         if not path.is_file():
             raise CorpusError(f"{path}: the stored upload is missing; upload the file again")
-        try:
-            return load_corpus(str(path), **dict(spec.get("options") or {}))
-        except MissingColumnError as exc:
-            raise CorpusError(f"upload_{exc.role}={exc.column!r}: the stored upload has no such column") from None
+        options = dict(spec.get("options") or {})
+
+        def read():
+            try:
+                return load_corpus(str(path), **options)
+            except MissingColumnError as exc:
+                raise CorpusError(f"upload_{exc.role}={exc.column!r}: the stored upload has no such column") from None
+
+        return cached_corpus({"reader": "upload", "path": str(path), "options": options}, [path], read, log=log)
     raise ValueError(f"corpus spec: 'corpus' must be 'synthetic', 'reuters' or 'upload', got {kind!r}")
 
 

@@ -27,10 +27,11 @@ import scipy.sparse as sp
 
 from hbnlab.corpus import CorpusError
 from hbnlab.corpus.splits import fold_counts, untunable_labels, validation_folds
+from hbnlab.corpus.taxonomy import Taxonomy, TopicLabels, taxonomy_for_categories
 from hbnlab.features import score_terms, select_global
 from hbnlab.text import IndexedCorpus, IndexingConfig, index_corpus
 
-__all__ = ["ProtocolData", "Split", "prepare", "resolve_categories", "STAGES", "SCOPES"]
+__all__ = ["ProtocolData", "Split", "prepare", "training_topics", "resolve_categories", "STAGES", "SCOPES"]
 
 #: ``"test"``: training set -> test set; ``"validation"``: training-0 -> validation.
 STAGES = ("test", "validation")
@@ -56,7 +57,10 @@ class ProtocolData:
     ``scores[t, j]`` is the selection score of term ``t`` for category ``j`` on the whole training
     set; ``folds[i]`` is the validation fold of training row ``i``: ``-1`` = fitted on only
     (training-0), ``k >= 0`` = measured in fold ``k`` and fitted on in the others.  A hold-out split
-    has one fold.  ``info`` holds the counts the tables print.
+    has one fold.  ``info`` holds the counts the tables print.  ``topics`` is the training
+    documents' membership in every node of the corpus's taxonomy (from a taxonomy file or the
+    dotted category names, computed from each document's full label set), ``None`` for a corpus
+    without a hierarchy; the learners of a topic hierarchy read it (:meth:`fit_topics`).
     """
 
     indexed: IndexedCorpus
@@ -67,6 +71,7 @@ class ProtocolData:
     synthetic: bool
     fingerprint: str
     info: dict = field(default_factory=dict)
+    topics: TopicLabels | None = None
 
     def __post_init__(self):
         f = np.asarray(self.folds)
@@ -75,6 +80,9 @@ class ProtocolData:
         self.folds = f.astype(np.int64)
         if self.folds.shape != (self.indexed.X_train.shape[0],):
             raise ValueError(f"folds: expected {self.indexed.X_train.shape[0]} entries, got {self.folds.shape}")
+        if self.topics is not None and self.topics.n_documents != self.indexed.X_train.shape[0]:
+            raise ValueError(f"topics: expected {self.indexed.X_train.shape[0]} documents, "
+                             f"got {self.topics.n_documents}")
 
     # ------------------------------------------------------------------ views
     @property
@@ -163,6 +171,24 @@ class ProtocolData:
         docs = [d for d, keep in zip(ic.train_docs, ev) if keep]
         return Split(ic.X_train[~ev], ic.Y_train[~ev], ic.X_train[ev], ic.Y_train[ev], docs)
 
+    def fit_topics(self, stage: str, fold: int | None = None) -> TopicLabels:
+        """The taxonomy membership of the documents :meth:`split` fits on (same stage and fold).
+
+        Raises ``ValueError`` naming the fix when the corpus has no hierarchy.
+        """
+        if self.topics is None:
+            raise ValueError(f"corpus {self.corpus_name!r} has no topic hierarchy: its categories "
+                             f"{self.categories[:6]}{'...' if len(self.categories) > 6 else ''} have no dotted "
+                             f"names (comp.sys.mac -> comp -> comp.sys); name the categories with dots or give "
+                             f"a taxonomy file (--taxonomy FILE, one 'parent<TAB>child' per line)")
+        if stage == "test":
+            return self.topics
+        if fold is None:
+            fold = 0 if self.n_folds == 1 else None
+        if fold is None or not 0 <= int(fold) < self.n_folds:
+            raise ValueError(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
+        return self.topics.rows(self.folds != int(fold))
+
     def eval_rows(self, stage: str) -> np.ndarray:
         """Rows of the evaluated documents in pooled order: the test set, or the training rows of
         validation fold 0, then fold 1, ... (the order :func:`hbnlab.pipeline.fit.fit_unit` pools
@@ -237,9 +263,17 @@ def resolve_categories(corpus, categories=None, n_categories: int = 10, *, requi
     return wanted
 
 
+def training_topics(corpus, train_docs, taxonomy: Taxonomy | None = None):
+    """The corpus's taxonomy (``taxonomy``, else the tree of dotted category names, else ``None``)
+    and the training documents' membership in its nodes (:class:`TopicLabels`, ``None`` without a
+    taxonomy)."""
+    tax = taxonomy_for_categories(corpus.categories(), taxonomy)
+    return tax, (None if tax is None else TopicLabels.from_label_sets(tax, (d.labels for d in train_docs)))
+
+
 def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: IndexingConfig | None = None,
             selection: str = "ig", require_test: bool = True, validation: str = "auto", cv: int | None = None,
-            random_state=0, progress=None) -> ProtocolData:
+            random_state=0, taxonomy: Taxonomy | None = None, progress=None) -> ProtocolData:
     """Index ``corpus`` the thesis's way, score every term for every category and split
     training-0 / validation (see the module docstring).
 
@@ -263,6 +297,9 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
         K >= 2: K-fold cross-validation instead of a hold-out split (small corpora).
     random_state : int, default 0
         Seeds the stratified split or folds.
+    taxonomy : Taxonomy, optional
+        The categories' tree (:func:`hbnlab.corpus.taxonomy.read_taxonomy`); default: the tree of
+        dotted category names, if any.  Sets :attr:`ProtocolData.topics`.
     progress : callable(fraction, message), optional
     """
     cats = resolve_categories(corpus, categories, n_categories, require_test=require_test)
@@ -279,10 +316,15 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
     by_id = {d.id: int(f) for d, f in zip(corpus.train, fold_of)}
     folds = np.fromiter((by_id[d.id] for d in ic.train_docs), dtype=np.int64, count=len(ic.train_docs))
     fingerprint = corpus.fingerprint()
+    tax, topics = training_topics(corpus, ic.train_docs, taxonomy)
     info = {"name": corpus.name, "fingerprint": fingerprint, "n_train": len(ic.train_docs),
             "n_test": len(ic.test_docs), "n_terms": ic.n_terms, "n_train0": int((folds < 0).sum()),
             "n_validation": int((folds >= 0).sum()), "validation": vinfo, "indexing": cfg.to_dict(),
             "categories": list(cats)}
     if progress:
         progress(1.0, "ready")
-    return ProtocolData(ic, scores, folds, selection, corpus.name, bool(corpus.synthetic), fingerprint, info)
+    if tax is not None:
+        info["taxonomy"] = {"nodes": len(tax.nodes), "internal": len(tax.internal_nodes) - 1,
+                            "source": "file" if taxonomy is not None else "dotted names"}
+    return ProtocolData(ic, scores, folds, selection, corpus.name, bool(corpus.synthetic), fingerprint, info,
+                        topics)

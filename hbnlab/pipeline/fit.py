@@ -115,10 +115,18 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
     if score not in SCORE_KINDS:
         raise ValueError(f"score must be one of {SCORE_KINDS}, got {score!r}")
     j = data.category_index(label)
-    cols = data.selected_columns(label, n_features, scope) if n_features else None
+    row = learner(name)
+    if row.needs_topics:
+        # Chakrabarti 2003, sec. 5.7.1: the learner selects terms per node of the taxonomy itself
+        if scope != "local":
+            raise ValueError(f"{row.name} selects terms per node of the taxonomy; scope={scope!r} does not apply")
+        data.fit_topics(stage, 0 if stage == "validation" else None)  # no hierarchy: the error names the fix
+        cols = None
+    else:
+        cols = data.selected_columns(label, n_features, scope) if n_features else None
     terms = [data.vocabulary[c] for c in cols] if cols is not None else []
     hyper = dict(params or {})
-    accepted = learner(name).param_names
+    accepted = row.param_names
     for key, fn in zip(_CALLBACKS, (progress, should_stop)):
         if fn is not None and key in accepted:
             hyper[key] = fn
@@ -134,9 +142,11 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
             raise ValueError(f"class {label!r} has {'no' if y.max() == 0 else 'only'} positive documents in the "
                              f"{where} split; it cannot be learnt")
         est = name_nodes(make_classifier(name, n_sel, hyper, random_state), terms or None, f"{label}TOPIC")
+        context = {"topics": data.fit_topics(stage, fold if stage == "validation" else None),
+                   "target": label} if row.needs_topics else {}
         t0 = time.perf_counter()
         try:
-            est.fit(split.X_fit, y, selected_features=cols)
+            est.fit(split.X_fit, y, selected_features=cols, **context)
         except Exception:
             if should_stop is not None and should_stop():
                 raise Cancelled(f"{name} for {label!r} cancelled") from None
@@ -155,4 +165,7 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
     stats = _em_stats(first)
     if n_splits > 1:
         stats["cv_folds"] = n_splits
+    if row.needs_topics:
+        cols = np.asarray(first.selected_features_, dtype=np.int64)
+        terms = [data.vocabulary[c] for c in cols]
     return FitResult(first, cols, terms, np.concatenate(pooled), np.concatenate(y_pooled), seconds, stats)

@@ -44,10 +44,11 @@ from hbnlab.export.model_io import load_model as read_model_file
 from hbnlab.export.model_io import model_to_bytes
 from hbnlab.jobs.tasks import register_task
 from hbnlab.models.catalog import TREE_LEARNERS, tree_parts
-from hbnlab.pipeline.config import ExperimentConfig
-from hbnlab.pipeline.corpus_spec import corpus_from_spec
-from hbnlab.pipeline.data import ProtocolData, prepare
+from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig
+from hbnlab.pipeline.corpus_spec import corpus_from_spec, source_files
+from hbnlab.pipeline.data import ProtocolData
 from hbnlab.pipeline.fit import em_traces, fit_unit
+from hbnlab.pipeline.store import prepare_cached
 from hbnlab.text import IndexingConfig
 
 #: EM iterations assumed when the callback does not say ``max_iter`` (progress fraction only).
@@ -61,39 +62,36 @@ _PREPARED: OrderedDict = OrderedDict()
 
 def _source_stamp(spec: dict) -> list:
     """Name, size and modification time of the files a corpus spec reads: a changed file changes
-    the stamp, so a cached preparation is never reused for it."""
-    kind = spec.get("corpus")
-    if kind == "reuters":
-        from hbnlab.pipeline.corpus_spec import resolve_reuters_dir
-
-        root = resolve_reuters_dir(spec.get("reuters_dir") or None)
-        paths = sorted(root.glob("reut2-*.sgm"))
-    elif kind == "upload":
-        paths = [Path(spec.get("upload_path", ""))]
-    else:
-        return []                                   # generated: the spec is the whole input
+    the stamp, so a preparation kept in this process is never reused for it."""
     out = []
-    for p in paths:
+    for p in source_files(spec):
         st = p.stat()
         out.append([str(p.resolve()), st.st_size, st.st_mtime_ns])
     return out
 
 
-def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress=None) -> ProtocolData:
+def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress=None, log=None) -> ProtocolData:
     """The indexed, scored data of an experiment config (its corpus unless ``corpus`` is given).
 
-    Without ``corpus``, the result is kept per process for the next call with the same data settings
-    and unchanged source files (:data:`PREPARED_CACHE_SIZE` of them), so a worker that runs job after
-    job on one corpus parses and indexes it once.  The data is shared read-only."""
+    Two caches stand in front of parsing and indexing:
+
+    * without ``corpus``, the result is kept in this process for the next call with the same data
+      settings and unchanged source files (:data:`PREPARED_CACHE_SIZE` of them), so a worker that
+      runs job after job on one corpus reads it once;
+    * the store in the data home (:mod:`hbnlab.pipeline.store`) keeps the parsed corpus and the
+      indexed data for every process: the app, the workers and the command line parse and index
+      a corpus once between them.  ``log`` receives its messages.
+
+    The data is shared read-only."""
     cfg = config if isinstance(config, ExperimentConfig) else ExperimentConfig.from_dict(config)
     kw = dict(categories=cfg.categories, n_categories=cfg.n_categories,
               indexing=IndexingConfig(**cfg.indexing_dict()), selection=cfg.selection, **cfg.validation_dict())
     if corpus is not None:
-        return prepare(corpus, **kw, progress=progress)
+        return prepare_cached(corpus, **kw, progress=progress, log=log)
     spec = cfg.corpus_spec()
     try:
         stamp = _source_stamp(spec)
-    except OSError:
+    except (OSError, ValueError):
         stamp = None                                # the reader reports the missing file
     key = json.dumps({"spec": spec, "stamp": stamp, "categories": list(cfg.categories),
                       "n_categories": cfg.n_categories, "indexing": cfg.indexing_dict(), "selection": cfg.selection,
@@ -101,7 +99,7 @@ def prepare_experiment(config: dict | ExperimentConfig, *, corpus=None, progress
     if stamp is not None and key in _PREPARED:
         _PREPARED.move_to_end(key)
         return _PREPARED[key]
-    data = prepare(corpus_from_spec(spec), **kw, progress=progress)
+    data = prepare_cached(corpus_from_spec(spec, log=log), **kw, progress=progress, log=log)
     if stamp is not None:
         _PREPARED[key] = data
         while len(_PREPARED) > PREPARED_CACHE_SIZE:
@@ -327,6 +325,22 @@ class _Progress:
         self.emit(min(0.95, max(by_iter, by_restarts)), **extra)
 
 
+def _unit_config(cfg: ExperimentConfig, label: str, name: str, class_settings) -> ExperimentConfig:
+    """The config one (class, classifier) unit trains with: ``cfg``, or for a class listed in
+    ``class_settings`` its own number of terms and, for a tree learner, its own B and alpha."""
+    own = (class_settings or {}).get(label)
+    if not own:
+        return cfg
+    unknown = sorted(set(own) - {"B", "alpha", "n_features"})
+    if unknown:
+        raise ValueError(f"class_settings[{label!r}]: unknown field(s) {unknown}; expected B, alpha, n_features")
+    out = cfg.replace(n_features=int(own.get("n_features", cfg.n_features)))
+    if name in STRUCTURE_ALGORITHMS and ("B" in own or "alpha" in own):
+        B, alpha = out.structure_params(name)
+        out = out.with_structure_params(name, int(own.get("B", B)), float(own.get("alpha", alpha)))
+    return out
+
+
 @register_task("train")
 def train_task(params: dict, ctx) -> dict:
     """Train ``classifiers`` x ``classes`` and score the evaluation split.
@@ -343,6 +357,9 @@ def train_task(params: dict, ctx) -> dict:
         Fit on the training set and score the test set, or training-0 -> validation.
     checkpoint_dir : str, optional
         Where finished units are kept so that a resumed job skips them.
+    class_settings : dict, optional
+        Class -> ``{"n_features", "B", "alpha"}`` for the classes that train with their own
+        settings (a tuning job's best cell per class); B and alpha apply to the tree learners.
 
     Returns
     -------
@@ -357,15 +374,16 @@ def train_task(params: dict, ctx) -> dict:
     cfg = ExperimentConfig.from_dict(config)
     stage = params.get("stage", "test")
     ctx.progress(message="loading corpus", fraction=0.0)
-    data = prepare_experiment(cfg)
+    data = prepare_experiment(cfg, log=ctx.log)
     classes = list(params.get("classes") or data.categories)
     for c in classes:
         data.category_index(c)
     classifiers = [c.upper() for c in (params.get("classifiers") or cfg.classifiers)]
     units = [(c, n) for c in classes for n in classifiers]
+    unit_cfgs = {u: _unit_config(cfg, *u, params.get("class_settings")) for u in units}
     _, eval_docs = data.evaluation(stage)
     ckpt = _Checkpoint(params.get("checkpoint_dir"))
-    prog = _Progress(ctx, [n for _, n in units], [unit_cost(n, cfg) for _, n in units])
+    prog = _Progress(ctx, [n for _, n in units], [unit_cost(n, unit_cfgs[c, n]) for c, n in units])
     records, columns = [], []
     S = np.zeros((len(eval_docs), len(units)))
     resumed = 0
@@ -380,13 +398,13 @@ def train_task(params: dict, ctx) -> dict:
             ctx.log(f"{name} for {label}: reused from the interrupted attempt")
         else:
             try:
-                est, scores, info = fit_config_unit(data, label, name, cfg, stage=stage,
+                est, scores, info = fit_config_unit(data, label, name, unit_cfgs[label, name], stage=stage,
                                                     progress=prog.em_callback, should_stop=ctx.should_stop)
             except Cancelled:
                 ctx.check_stop()
                 raise
             traces = em_traces(est)
-            meta = {"class": label, "classifier": name, "config": config, "stage": stage,
+            meta = {"class": label, "classifier": name, "config": unit_cfgs[label, name].to_dict(), "stage": stage,
                     "corpus": data.corpus_name, "fingerprint": data.fingerprint, "synthetic": data.synthetic,
                     "categories": data.categories, "n_features_in": int(est.n_features_in_)}
             model_bytes = store_model(est, meta, indexing=data.indexed.config, vocabulary=data.vocabulary)
@@ -410,7 +428,7 @@ def train_task(params: dict, ctx) -> dict:
     return {"units": records, "scores": scores_hash, "classes": classes, "classifiers": classifiers,
             "stage": stage, "corpus": data.corpus_name, "fingerprint": data.fingerprint,
             "synthetic": data.synthetic, "categories": data.categories, "resumed_units": resumed,
-            "config": config}
+            "config": config, **({"class_settings": params["class_settings"]} if params.get("class_settings") else {})}
 
 
 #: Resamples of the validation documents behind each tuning cell's interval against the best cell.
@@ -447,7 +465,7 @@ def tune_task(params: dict, ctx) -> dict:
     if not Bs or not alphas or not nfs:
         raise ValueError(f"tune: empty grid (B_values={Bs}, alpha_values={alphas}, n_features_values={nfs})")
     ctx.progress(message="loading corpus", fraction=0.0)
-    data = prepare_experiment(cfg)
+    data = prepare_experiment(cfg, log=ctx.log)
     classes = list(params.get("classes") or data.categories)
     Y_val = data.evaluation("validation")[0]
     js = [data.category_index(c) for c in classes]
@@ -485,10 +503,33 @@ def tune_task(params: dict, ctx) -> dict:
         low, high = np.quantile(d, [0.025, 0.975])
         cell.update(vs_best_low=round(float(low), 2), vs_best_high=round(float(high), 2),
                     tied_with_best=bool(low <= 0 <= high))
+    best_per_class, per_class_micro = per_class_best(cells, cell_scores, Y_val[:, js], classes)
     prog.emit(1.0, message="done")
-    return {"cells": cells, "best": best, "classifier": name, "classes": classes, "config": config,
-            "corpus": data.corpus_name, "synthetic": data.synthetic}
+    return {"cells": cells, "best": best, "best_per_class": best_per_class, "per_class_micro": per_class_micro,
+            "classifier": name, "classes": classes, "config": config, "corpus": data.corpus_name,
+            "synthetic": data.synthetic}
+
+
+def per_class_best(cells: list, cell_scores: list, Y, classes: list) -> tuple[dict, float]:
+    """Each class's own best cell of a tuning grid, and the micro breakeven of that combination.
+
+    Class ``k`` takes the cell with its highest validation breakeven (``cells[g]["per_class"]``),
+    ties going to the cell listed first (the grid runs from few to many terms, small to large B
+    and alpha).  The micro breakeven pools each class's scores from its own cell
+    (``cell_scores[g][:, k]``); it is measured on the documents the choice was made on, so it is
+    optimistic as an estimate of test performance.
+
+    Returns ``({class: {"B", "alpha", "n_features", "breakeven"}}, micro)``.
+    """
+    chosen, S = {}, np.zeros(np.shape(Y), dtype=float)
+    for k, c in enumerate(classes):
+        values = [cell["per_class"][c] for cell in cells]
+        g = values.index(max(values))
+        chosen[c] = {"B": cells[g]["B"], "alpha": cells[g]["alpha"], "n_features": cells[g]["n_features"],
+                     "breakeven": values[g]}
+        S[:, k] = cell_scores[g][:, k]
+    return chosen, round(100 * micro_breakeven(Y, S), 2)
 
 
 __all__ = ["prepare_experiment", "fit_config_unit", "build_structure", "store_model", "load_model",
-           "scores_to_bytes", "scores_from_bytes", "unit_key", "train_task", "tune_task"]
+           "scores_to_bytes", "scores_from_bytes", "unit_key", "train_task", "tune_task", "per_class_best"]

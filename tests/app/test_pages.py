@@ -271,3 +271,34 @@ def test_sidebar_follows_a_form_submit_in_the_same_run(app):
     side = [c.value for c in app.sidebar.caption]
     assert any(s.startswith("12 terms per class") for s in side), side
     assert not any(s.startswith("30 terms per class") for s in side), side
+
+
+def test_tuning_over_terms_shows_each_class_its_own_cell_and_trains_with_it(app):
+    _start(app)
+    app.switch_page("pages/tuning.py").run()
+    app.selectbox(key="u_algo").set_value("HBN-OR")
+    app.multiselect(key="u_classes").set_value(["alpha", "bravo"])
+    app.multiselect(key="u_B").set_value([3])
+    app.text_input(key="u_alpha").input("0.05")
+    app.multiselect(key="u_nf").set_value([10, 30])
+    app.button(key="FormSubmitter:tune_form-Run the grid").click().run()
+    (rec,) = wait_for_jobs(180)
+    assert rec.state == "done", rec.error
+    app.run()
+    no_exceptions(app)
+    own = rec.result["best_per_class"]
+    table = frame_with(app, "class", "terms")
+    assert table["class"].tolist() == ["alpha", "bravo"]
+    for c, v in own.items():
+        values = [cell["per_class"][c] for cell in rec.result["cells"]]
+        assert v["breakeven"] == max(values)
+        assert table.set_index("class").loc[c, "terms"] == v["n_features"]
+    assert any("per-class figure" in c.value for c in app.caption)
+    app.button(key="u_train_per_class").click().run()
+    no_exceptions(app)
+    train = [r for r in wait_for_jobs(180) if r.kind == "train"][0]
+    assert train.state == "done", train.error
+    assert train.result["class_settings"] == {c: {"B": 3, "alpha": 0.05, "n_features": v["n_features"]}
+                                              for c, v in own.items()}
+    for unit in train.result["units"]:  # each class fitted with its own number of terms
+        assert len(unit["terms"]) == own[unit["class"]]["n_features"]

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -32,11 +33,13 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def server(tmp_path):
+@contextmanager
+def streamlit_server(home: Path, log_path: Path):
+    """``streamlit run app.py`` on a free port of 127.0.0.1 with the data home ``home`` (its output
+    in ``log_path``); yields the URL once the server answers, stops it after."""
     port = _free_port()
-    env = {**os.environ, "HBNLAB_DATA_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    log = open(tmp_path / "streamlit.log", "w")
+    env = {**os.environ, "HBNLAB_DATA_HOME": str(home), "PYTHONPATH": str(ROOT)}
+    log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
@@ -53,15 +56,23 @@ def server(tmp_path):
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             log.close()
-            raise RuntimeError(f"streamlit did not start: {(tmp_path / 'streamlit.log').read_text()[-3000:]}")
+            raise RuntimeError(f"streamlit did not start: {log_path.read_text()[-3000:]}")
         time.sleep(0.3)
-    yield url, tmp_path / "home"
-    proc.terminate()
     try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def server(tmp_path):
+    with streamlit_server(tmp_path / "home", tmp_path / "streamlit.log") as url:
+        yield url, tmp_path / "home"
 
 
 def _shot(page, name):
@@ -69,10 +80,18 @@ def _shot(page, name):
     page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
 
 
+#: True once the app's script run is over: Streamlit marks its root element with the run's state
+#: (the status widget, by contrast, shows "Running" only after a delay, so a short check of it can
+#: pass while a page is still loading its data).
+SCRIPT_DONE = ("() => { const a = document.querySelector('[data-testid=\"stApp\"]');"
+               " return a && a.getAttribute('data-test-script-state') === 'notRunning'; }")
+
+
 def _idle(page, timeout=60_000):
-    """Wait until Streamlit has finished the current run (its status widget offers "Stop" while
-    a script runs) and the charts have been drawn."""
+    """Wait until Streamlit has finished the current run (the app's script state, and its status
+    widget no longer offering "Stop") and the charts have been drawn."""
     page.wait_for_timeout(400)
+    page.wait_for_function(SCRIPT_DONE, timeout=timeout, polling=50)
     page.wait_for_function(
         "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
         " return !w || !(w.innerText.includes('Stop') || w.innerText.includes('Running')); }",
@@ -102,6 +121,31 @@ def _nav(page, title):
         link.click()
         heading.wait_for(timeout=120_000)
     _idle(page, timeout=120_000)
+
+
+def timed_nav(page, title) -> float:
+    """Seconds from a click on ``title`` in the sidebar to the end of that page's script run (its
+    heading shown, then the app's script state back to not running); then waits for the page to
+    settle."""
+    t0 = time.monotonic()
+    page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
+    page.get_by_role("heading", name=title).first.wait_for()
+    page.wait_for_function(SCRIPT_DONE, polling=50)
+    seconds = time.monotonic() - t0
+    _idle(page)
+    return seconds
+
+
+def timed_slider_redraw(page) -> float:
+    """Seconds from one step left of the Structure page's first slider (B) to the redrawn tree."""
+    before = _tree_svg(page)
+    page.get_by_role("slider").first.focus()
+    t0 = time.monotonic()
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function(
+        "(old) => { const s = document.querySelector('[data-testid=\"stGraphVizChart\"] svg');"
+        " return s && s.innerHTML !== old; }", arg=before, timeout=60_000)
+    return time.monotonic() - t0
 
 
 def open_page(pw, *, width=1400, height=2000, timeout=60_000, downloads=False):

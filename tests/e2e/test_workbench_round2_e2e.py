@@ -14,9 +14,13 @@ import os
 import time
 
 import pytest
-from test_workbench_e2e import _idle, _nav, _rendered, _shot, _tree_svg, open_page, wait_job
+from test_workbench_e2e import _idle, _nav, _rendered, _shot, open_page, timed_nav, timed_slider_redraw, wait_job
 
 pytestmark = pytest.mark.e2e
+
+#: The workbench's pages, in the sidebar's order.
+PAGES = ("Corpus", "Features", "Structure", "Training", "Tuning", "Evaluation", "Explain", "Compare", "Export",
+         "Learn")
 
 
 def test_two_corpora_demo_preset_compare_and_page_times(server):
@@ -79,38 +83,18 @@ def test_two_corpora_demo_preset_compare_and_page_times(server):
         page.keyboard.press("Escape")
         page.get_by_text("How sure is the difference?").wait_for()
         _idle(page)
-        body = page.locator("body").inner_text()
-        assert "points against" in body
+        page.get_by_text("points against").first.wait_for()   # after "Resampling the documents ..."
         _rendered(page, frames=2)
         _shot(page, "round2-03_compare")
 
         # first load of every page on Reuters (warm: the corpus is cached by the demo)
-        times = {}
-        for title in ("Corpus", "Features", "Structure", "Training", "Tuning", "Evaluation", "Explain",
-                      "Compare", "Export", "Learn"):
-            t1 = time.monotonic()
-            page.locator('[data-testid="stSidebarNav"] a', has_text=title).first.click()
-            page.get_by_role("heading", name=title).first.wait_for()
-            page.wait_for_function(           # the script run is over (no "Stop" / "Running" status)
-                "() => { const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
-                " return !w || !(w.innerText.includes('Stop') || w.innerText.includes('Running')); }",
-                polling=50)
-            times[title] = time.monotonic() - t1
-            _idle(page)
+        times = {title: timed_nav(page, title) for title in PAGES}
         print("first load on Reuters (warm), seconds: "
               + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
 
         # the Structure page's redraw after one step of the B slider
         _nav(page, "Structure")
-        before = _tree_svg(page)
-        slider = page.get_by_role("slider").first
-        slider.focus()
-        t2 = time.monotonic()
-        page.keyboard.press("ArrowLeft")
-        page.wait_for_function(
-            "(old) => { const s = document.querySelector('[data-testid=\"stGraphVizChart\"] svg');"
-            " return s && s.innerHTML !== old; }", arg=before, timeout=60_000)
-        print(f"structure redraw after a B slider step on Reuters: {time.monotonic() - t2:.2f} s")
+        print(f"structure redraw after a B slider step on Reuters: {timed_slider_redraw(page):.2f} s")
         page.wait_for_timeout(1500)
         _shot(page, "round2-04_structure_after_slider")
         browser.close()

@@ -277,3 +277,20 @@ def test_knn_runs_through_a_manifest_into_every_report_table():
     assert np.isfinite(tables["breakeven"].loc["micro", "KNN (10)"])
     assert "KNN \\(10\\)" in R.markdown(result)  # Markdown-escaped
     assert "KNN (10)" in R.build_report(result)
+
+
+def test_hier_nb_runs_through_a_manifest_into_the_report(tmp_path):
+    from corpus_fixtures import write_corpus_folders
+
+    from hbnlab.corpus import make_hierarchical_corpus
+
+    root = write_corpus_folders(make_hierarchical_corpus(n_documents=300, random_state=2), tmp_path / "news")
+    m = ExperimentManifest.from_dict({"name": "hierarchy", "corpus": {"kind": "path", "path": str(root)},
+                                      "n_categories": 9, "n_features": 10,
+                                      "classifiers": [{"name": "NB"}, {"name": "HIER-NB"}]})
+    result = run_manifest(m, keep_models=True)
+    tables = R.report_tables(result)
+    assert result.classifiers == ["NB (10)", "HIER-NB (10)"]
+    micro = tables["breakeven"].loc["micro"]
+    assert micro["HIER-NB (10)"] > micro["NB (10)"]
+    assert "HIER-NB (10)" in R.build_report(result) and "HIER-NB \\(10\\)" in R.markdown(result)

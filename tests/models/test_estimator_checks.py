@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from hbnlab.models.hierarchical import HierarchicalShrinkageNBClassifier
 from hbnlab.models.kdb import KDependenceBNClassifier
 from hbnlab.models.knn import KNNBinaryClassifier
 from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier
@@ -19,6 +20,8 @@ ESTIMATORS = [
     KNNBinaryClassifier(k=3),
     KNNBinaryClassifier(k=1, weighting="tf"),
     WordGroupNBClassifier(n_clusters=3),
+    HierarchicalShrinkageNBClassifier(),  # without topics: the one-level hierarchy of y
+    HierarchicalShrinkageNBClassifier(shrinkage=False, n_features=2),
 ]
 
 

@@ -63,6 +63,17 @@ def jobs_frame(records, now: float | None = None) -> pd.DataFrame:
                                        "attempt"])
 
 
+def per_class_tuning_frame(result: dict) -> pd.DataFrame:
+    """Each class's own best cell (terms, B, alpha, validation breakeven) beside its breakeven in
+    the best common cell; empty for a job from before per-class choices were recorded."""
+    own = result.get("best_per_class") or {}
+    common = result.get("best", {}).get("per_class", {})
+    rows = [{"class": c, "terms": v["n_features"], "B": v["B"], "alpha": v["alpha"], "breakeven": v["breakeven"],
+             "best common cell": common.get(c), "gain": round(v["breakeven"] - common[c], 2) if c in common else None}
+            for c, v in own.items()]
+    return pd.DataFrame(rows, columns=["class", "terms", "B", "alpha", "breakeven", "best common cell", "gain"])
+
+
 def tuning_frame(result: dict) -> pd.DataFrame:
     cells = pd.DataFrame(result.get("cells", []))
     if cells.empty:

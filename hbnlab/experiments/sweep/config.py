@@ -15,7 +15,7 @@ import numpy as np
 from hbnlab._validation import HbnlabError, check_branching_factor
 from hbnlab.corpus.splits import VALIDATION_METHODS
 from hbnlab.experiments.paper_values import THESIS_ALPHA_GRIDS, THESIS_B_GRID
-from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, is_tree_learner, tree_learner_name
+from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, is_tree_learner, learner, tree_learner_name
 
 __all__ = [
     "SWEEP_FORMAT_VERSION", "CLUSTERINGS", "CHOOSE_MODES", "STAGES", "THESIS_ALPHA_GRIDS", "THESIS_B_GRID",
@@ -153,6 +153,11 @@ class SweepConfig:
         base = tuple(str(b).upper() for b in self.baselines)
         if any(is_tree_learner(b) for b in base):
             raise SweepError(f"baselines are untuned learners; HBN/HNB rows come from clusterings, got {list(base)}")
+        topical = [b for b in base if learner(b).needs_topics]
+        if topical:
+            # the sweep's cells fit on (X, y) alone; a learner of a topic taxonomy needs every node's labels
+            raise SweepError(f"baselines {topical} learn over a topic taxonomy, which sweep cells do not carry; "
+                             f"run them with hbnlab reproduce table-4.10 --rows {topical[0]}:30")
         object.__setattr__(self, "baselines", base)
         if isinstance(self.random_state, bool) or not isinstance(self.random_state, (int, np.integer)):
             raise SweepError(f"random_state must be an int, got {self.random_state!r}")

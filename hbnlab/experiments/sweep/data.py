@@ -168,11 +168,11 @@ def resolve_categories(corpus, categories) -> list[str]:
 def prepare_sweep_data(corpus, config: SweepConfig, *, progress=None) -> SweepData:
     """Index ``corpus`` the thesis's way (:func:`hbnlab.pipeline.data.prepare`), score
     the terms for the sweep's categories and keep what the cells need."""
-    from hbnlab.pipeline.data import prepare
+    from hbnlab.pipeline.store import prepare_cached
 
     cats = resolve_categories(corpus, config.categories)
-    pdata = prepare(corpus, categories=cats, validation=config.validation, cv=config.cv or None,
-                    random_state=config.random_state, progress=progress)
+    pdata = prepare_cached(corpus, categories=cats, validation=config.validation, cv=config.cv or None,
+                           random_state=config.random_state, progress=progress)
     return SweepData.from_protocol(pdata, max(config.n_features))
 
 

@@ -5,8 +5,8 @@ references) with ``from_state`` (the same attributes read back through a checkin
 :class:`~hbnlab.export.model_io.state.StateReader`).  This module holds the codec type, the
 pieces every binary text classifier shares (classes, selected columns, feature scores) and the
 codecs of the learners whose state is a few tables: Bernoulli and multinomial naive Bayes, the
-linear SVM, the noisy-OR gate, Rocchio, k nearest neighbours, the k-dependence BN and the word-cluster
-naive Bayes.
+linear SVM, the noisy-OR gate, Rocchio, k nearest neighbours, the k-dependence BN, the word-cluster
+naive Bayes and naive Bayes over a topic hierarchy.
 The tree-shaped learners are in :mod:`hbnlab.export.model_io.tree_codecs`; the whitelist of
 loadable classes is :data:`hbnlab.export.model_io.registry.REGISTRY`.
 
@@ -344,6 +344,62 @@ def _wgnb_from(est, st, r):
     est.model_ = model
 
 
+# --------------------------------------------------------------------------- hierarchical NB
+def _hier_to(est, w):
+    s = base_to_state(est, w)
+    s["path_"] = list(est.path_)
+    s["nodes_"] = [{"node": m.node, "classes": list(m.classes), "target": int(m.target),
+                    "features": w.array(f"node{i}.features", m.features, np.int64),
+                    "log_prior": w.array(f"node{i}.log_prior", m.log_prior),
+                    "log_theta": w.array(f"node{i}.log_theta", m.log_theta),
+                    "lambdas": w.array(f"node{i}.lambdas", m.lambdas)} for i, m in enumerate(est.nodes_)]
+    return s
+
+
+def _hier_from(est, st, r):
+    from hbnlab.models.hierarchical import NodeModel
+
+    m = base_from_state(est, st, r)
+    path = r.get(st, "path_")
+    if not (isinstance(path, list) and len(path) >= 2 and all(isinstance(p, str) for p in path) and path[0] == ""):
+        raise r.error("path_", "expected a list of node names starting with the root ''")
+    nodes = r.get(st, "nodes_")
+    if not isinstance(nodes, list) or len(nodes) != len(path) - 1:
+        raise r.error("nodes_", f"expected one node model per internal node of path_ ({len(path) - 1})")
+    models = []
+    for i, nd in enumerate(nodes):
+        ri = r.sub(f"nodes_[{i}]")
+        node = ri.get(nd, "node")
+        if node != path[i]:
+            raise ri.error("node", f"expected {path[i]!r} (path_[{i}]), got {node!r}")
+        classes = ri.get(nd, "classes")
+        if not (isinstance(classes, list) and classes and all(isinstance(c, str) for c in classes)
+                and len(set(classes)) == len(classes)):
+            raise ri.error("classes", "expected a list of distinct class names")
+        k = len(classes)
+        target = ri.int(nd, "target", lo=0, hi=k - 1)
+        if classes[target] != path[i + 1]:
+            raise ri.error("target", f"class {classes[target]!r} is not the next node of path_ ({path[i + 1]!r})")
+        feats = ri.array(nd, "features", "int64", ndim=1, lo=0, hi=m - 1)
+        if (feats.size == 0) != (k == 1):
+            raise ri.error("features", "a node selects terms exactly when it has more than one class")
+        # McCallum et al. 1998: every row a distribution over the node's terms, the weights too
+        log_theta = (ri.distribution(nd, "log_theta", shape=(k, feats.size), log=True) if feats.size
+                     else ri.array(nd, "log_theta", "float64", shape=(1, 0)))
+        log_prior = ri.distribution(nd, "log_prior", shape=(k,), log=True)
+        for name, a in (("log_theta", log_theta), ("log_prior", log_prior)):
+            if not np.all(np.isfinite(a)):
+                raise ri.error(name, "log-probabilities must be finite")
+        lam = ri.array(nd, "lambdas", "float64", ndim=2)
+        if lam.shape[0] != k or lam.shape[1] not in (0, i + 3):
+            raise ri.error("lambdas", f"expected shape ({k}, 0) or ({k}, {i + 3}), got {lam.shape}")
+        if lam.shape[1]:
+            ri.distribution(nd, "lambdas", shape=(k, i + 3))
+        models.append(NodeModel(node, tuple(classes), feats, log_prior, log_theta, lam, target))
+    est.path_ = tuple(path)
+    est.nodes_ = models
+
+
 # --------------------------------------------------------------------------- the codecs
 CODECS = (
     LearnerCodec("BernoulliNBClassifier", class_loader("hbnlab.models.naive_bayes", "BernoulliNBClassifier"),
@@ -361,6 +417,10 @@ CODECS = (
                  ("k", "weighting", "n_features", "selection"), _knn_to, _knn_from),
     LearnerCodec("KDependenceBNClassifier", class_loader("hbnlab.models.kdb", "KDependenceBNClassifier"),
                  ("k", "alpha", "min_cmi", "block_size", "n_features", "selection"), _kdb_to, _kdb_from),
+    LearnerCodec("HierarchicalShrinkageNBClassifier",
+                 class_loader("hbnlab.models.hierarchical", "HierarchicalShrinkageNBClassifier"),
+                 ("n_features", "selection", "shrinkage", "alpha", "held_out", "max_iter", "tol", "random_state"),
+                 _hier_to, _hier_from),
     LearnerCodec("WordClusterNB", class_loader("hbnlab.models.word_cluster_nb", "WordClusterNB"),
                  ("n_clusters", "pool_size", "alpha"), _wcnb_to, _wcnb_from, binary=False),
     LearnerCodec("WordGroupNBClassifier", class_loader("hbnlab.models.word_cluster_nb", "WordGroupNBClassifier"),

@@ -31,6 +31,7 @@ from hbnlab.jobs import JobSpec, run_inline
     ({"tol": 0.0}, "got 0.0"),
     ({"direction": "up"}, "'up'"),
     ({"baselines": ("HBN-OR",)}, "HBN-OR"),
+    ({"baselines": ("NB", "hier-nb")}, "HIER-NB'] learn over a topic taxonomy"),
 ])
 def test_config_errors_name_the_bad_value(kwargs, fragment):
     with pytest.raises(sw.SweepError, match=fragment.replace("(", r"\(")):
