@@ -282,7 +282,8 @@ def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str 
         st.caption("Following the newest finished job; choose another to pin it.")
     else:
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
-        c1.caption(f"Pinned to job #{pinned}; the newest finished job is #{newest}.")
+        c1.caption(f"Pinned to job #{pinned}, the newest finished job for now." if pinned == newest else
+                   f"Pinned to job #{pinned}; the newest finished job is #{newest}.")
         c2.button("Follow the newest", key=f"{key}_follow", on_click=state.remember, args=(pin_key, None))
     if not services.job_on_corpus(by_id[chosen], cfg):
         other = md_escape(services.job_corpus_label(by_id[chosen]))

@@ -59,6 +59,15 @@ def test_evaluation_follows_the_newest_job_until_pinned(app):
     no_exceptions(app)
     assert app.selectbox(key="t_trace_job").value == third
 
+    # a job pinned when it was submitted and still the newest: the caption does not contradict itself
+    from hbnlab.app import state
+
+    app.session_state[state.EVAL_JOB] = third  # the pin the Training and Evaluation pickers share
+    app.run()
+    no_exceptions(app)
+    assert any(f"Pinned to job #{third}, the newest finished job for now" in c for c in _captions(app))
+    assert not any(f"the newest finished job is #{third}" in c for c in _captions(app))
+
 
 def test_score_format_shows_large_scores_in_full():
     import numpy as np
