@@ -153,39 +153,7 @@ def node_marginals(params: TreeParameters, X, y=None) -> np.ndarray:
     ``y`` is given (then the class column is ``y``).  A hidden node of ``n > 2`` states gets its
     posterior mean state over ``n - 1`` (:func:`node_distributions` gives the distributions).
     """
-    params = _check_params(params)
-    if not params.tree.is_binary:
-        return np.column_stack([marginal_summary(d) for d in node_distributions(params, X, y)])
-    tree = params.tree
-    data, plan = _prepare(params, X, y)
-    cpts = _batched(params)
-    P = data.n_patterns
-    out = np.zeros((P, tree.n_nodes))
-    for i in tree.feature_nodes():
-        out[:, i] = data.U[:, tree.feature[i]]
-    if params.direction == "hbn":
-        if y is None:
-            q, _ = K.hbn_upward(plan, cpts)
-            for i in plan.bottom_up:
-                out[:, i] = q[i][0, plan.nodes[i].inv, 1]
-        else:
-            _, _, posts = K.hbn_estep(plan, cpts, data.y, data.counts, return_posteriors=True)
-            for i in plan.bottom_up:
-                out[:, i] = posts[i][0, :, 1]
-    else:
-        loglam, lam, msg = K.hnb_upward(plan, cpts)
-        if y is None:
-            lj = K._hnb_root_logjoint(cpts, loglam[0])
-            post_root = np.exp(lj - np.logaddexp(lj[..., :1], lj[..., 1:]))
-        else:
-            post_root = np.zeros((1, P, 2))
-            post_root[0, np.arange(P), data.y.astype(np.int64)] = 1.0
-        post, _ = K.hnb_downward(plan, cpts, lam, msg, post_root)
-        for i in plan.bottom_up:
-            p = post[i][0]
-            tot = p.sum(axis=1)
-            out[:, i] = np.divide(p[:, 1], tot, out=np.full(P, np.nan), where=tot > 0)
-    return out[data.inverse]
+    return np.column_stack([marginal_summary(d) for d in node_distributions(params, X, y)])
 
 
 def node_distributions(params: TreeParameters, X, y=None) -> list:
