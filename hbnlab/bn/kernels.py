@@ -553,6 +553,20 @@ def hbn_feature_loglik(plan: TreePlan, cpts, counts) -> np.ndarray:
     return total
 
 
+def _hbn_class_evidence(plan: TreePlan, cpts, y, counts):
+    """The upward pass and what the observed class adds to it: ``(q, cache, ll, rho)`` with
+    ``ll`` (R,) the conditional log-likelihood sum_p count_p log P(c_p | f_p) and ``rho[0]``
+    (R, P, 2) the class's ratio P(C | f, c) / P(C | f) that the downward pass starts from."""
+    q, cache = hbn_upward(plan, cpts)
+    P = plan.P
+    yi = y.astype(np.int64)
+    onehot = np.zeros((P, 2))
+    onehot[np.arange(P), yi] = 1.0
+    z = q[0][:, plan.nodes[0].inv, :][:, np.arange(P), yi]          # (R, P) P(c_p | f_p)
+    ll = (counts * _log(z)).sum(axis=1)
+    return q, cache, ll, {0: _safe_ratio(onehot[None], z[..., None])}
+
+
 def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     """Exact E-step of an HBN with the class and all features observed.
 
@@ -564,15 +578,8 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     """
     if not plan.tree.is_binary:
         return _hbn_estep_generic(plan, cpts, y, counts, return_posteriors)
-    q, cache = hbn_upward(plan, cpts)
-    P = plan.P
+    q, cache, ll, rho = _hbn_class_evidence(plan, cpts, y, counts)
     R = cpts[0].shape[0]
-    yi = y.astype(np.int64)
-    onehot = np.zeros((P, 2))
-    onehot[np.arange(P), yi] = 1.0
-    z = q[0][:, plan.nodes[0].inv, :][:, np.arange(P), yi]          # (R, P) P(c_p | f_p)
-    ll = (counts * _log(z)).sum(axis=1)
-    rho = {0: _safe_ratio(onehot[None], z[..., None])}              # P(C | f, c) / P(C | f)
     stats, posts = {}, {}
     for i in plan.top_down:
         nd: _HBNNode = plan.nodes[i]
@@ -622,15 +629,8 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool)
     expected counts are ``N[row, s] = sum_{p, x -> row} A[s, p, x] g_p(s)`` and the posterior of
     hidden child ``b`` in state ``t`` is ``sum_s rho(s) sum_{x: x_b = t} A[s, p, x]``.
     """
-    q, cache = hbn_upward(plan, cpts)
-    P = plan.P
+    q, cache, ll, rho = _hbn_class_evidence(plan, cpts, y, counts)
     R = cpts[0].shape[0]
-    yi = y.astype(np.int64)
-    onehot = np.zeros((P, 2))
-    onehot[np.arange(P), yi] = 1.0
-    z = q[0][:, plan.nodes[0].inv, :][:, np.arange(P), yi]
-    ll = (counts * _log(z)).sum(axis=1)
-    rho = {0: _safe_ratio(onehot[None], z[..., None])}
     stats, posts = {}, {}
     for i in plan.top_down:
         nd: _HBNNode = plan.nodes[i]
