@@ -97,6 +97,20 @@ def _check_int(name: str, value, minimum: int) -> int:
     return int(value)
 
 
+def token_texts(counts: np.ndarray, vocabulary: list, rng: np.random.Generator) -> list[str]:
+    """One text per row of ``counts`` (documents x words): each word repeated its count, the
+    document's tokens in random order (one draw from ``rng``), joined by spaces."""
+    vocab = np.array(vocabulary)
+    rows, cols = np.nonzero(counts)
+    reps = counts[rows, cols]
+    tok_doc = np.repeat(rows, reps)
+    tok_word = np.repeat(cols, reps)
+    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
+    words = vocab[tok_word[order]].tolist()
+    bounds = np.searchsorted(tok_doc[order], np.arange(counts.shape[0] + 1)).tolist()
+    return [" ".join(words[bounds[i] : bounds[i + 1]]) for i in range(counts.shape[0])]
+
+
 def make_synthetic_corpus(*, n_documents: int = 3000, n_classes: int = 4, n_groups_per_class: int = 4,
                           words_per_group: int = 6, n_noise_words: int = 300, test_fraction: float = 0.3,
                           random_state=0) -> Corpus:
@@ -181,16 +195,7 @@ def make_synthetic_corpus(*, n_documents: int = 3000, n_classes: int = 4, n_grou
     present[empty, K * G * W] = True  # a document needs at least one token: its commonest word
     counts = present * (1 + rng.poisson(EXTRA_COUNT_MEAN, size=present.shape))
 
-    # ---- token streams in random order
-    vocab = np.array([w for g in groups for w in g] + noise_words)
-    rows, cols = np.nonzero(counts)
-    reps = counts[rows, cols]
-    tok_doc = np.repeat(rows, reps)
-    tok_word = np.repeat(cols, reps)
-    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
-    words = vocab[tok_word[order]].tolist()
-    bounds = np.searchsorted(tok_doc[order], np.arange(N + 1)).tolist()
-    texts = [" ".join(words[bounds[i] : bounds[i + 1]]) for i in range(N)]
+    texts = token_texts(counts, [w for g in groups for w in g] + noise_words, rng)
 
     width = max(5, len(str(N)))
     label_sets = [frozenset(names[k] for k, y in enumerate(row) if y) for row in Y.tolist()]

@@ -36,6 +36,7 @@ from .synthetic import (
     _check_int,
     _class_names,
     _vocabulary,
+    token_texts,
 )
 
 __all__ = ["make_hierarchical_corpus", "SUBTOPIC_NAMES"]
@@ -121,17 +122,11 @@ def make_hierarchical_corpus(*, n_documents: int = 2000, n_topics: int = 3, n_su
     present[empty, T * TW + K * LW] = True  # a document needs at least one token: the commonest word
     counts = present * (1 + rng.poisson(EXTRA_COUNT_MEAN, size=present.shape))
 
-    vocab = np.array([w for g in topic_vocab for w in g] + [w for g in leaf_vocab for w in g] + noise_words)
-    rows, cols = np.nonzero(counts)
-    reps = counts[rows, cols]
-    tok_doc = np.repeat(rows, reps)
-    tok_word = np.repeat(cols, reps)
-    order = np.lexsort((rng.random(tok_doc.size), tok_doc))
-    words = vocab[tok_word[order]].tolist()
-    bounds = np.searchsorted(tok_doc[order], np.arange(N + 1)).tolist()
+    texts = token_texts(counts, [w for g in topic_vocab for w in g] + [w for g in leaf_vocab for w in g] + noise_words,
+                        rng)
     width = max(5, len(str(N)))
     docs = tuple(
-        Document(id=f"hier{i + 1:0{width}d}", text=" ".join(words[bounds[i] : bounds[i + 1]]),
+        Document(id=f"hier{i + 1:0{width}d}", text=texts[i],
                  labels=frozenset({leaves[leaf[i]]}), split="test" if i >= N - n_test else "train",
                  title="", date=START_DATE + i * STEP)
         for i in range(N)
