@@ -245,7 +245,7 @@ def _tree_model_from(est, st, r):
 #: hyper-parameters of HierarchicalBNClassifier / HierarchicalNBClassifier (callbacks excluded)
 _TREE_PARAMS = ("B", "alpha", "clustering", "n_features", "selection", "n_restarts", "tol", "max_iter", "stopping",
                 "criterion", "pseudo_count", "feature_names", "class_name", "random_state", "n_direct",
-                "hidden_states")
+                "hidden_states", "acceleration", "screen_iter", "screen_keep")
 
 
 # --------------------------------------------------------------------------- the codecs
