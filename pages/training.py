@@ -3,7 +3,10 @@ import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
 from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
-from hbnlab.pipeline.config import CLASSIFIERS, PRESETS
+from hbnlab.pipeline.config import CLASSIFIERS, EM_ACCELERATIONS, PRESETS, SCREEN_ITER_RANGE, SCREEN_KEEP_RANGE
+
+#: Widget keys of the EM speed group (written to the config as they change).
+EM_SPEED_KEYS = ("t_em_acceleration", "t_screen_iter", "t_screen_keep")
 
 cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
                          "reload the page or open a second tab — the jobs and their models are kept on disk.")
@@ -15,6 +18,8 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     if col.button(preset.title, key=f"t_preset_{name}", help=preset.description, icon=":material/bolt:",
                   width="stretch"):
         cfg = state.change_corpus(**services.preset_changes(name, cfg))
+        for key in EM_SPEED_KEYS:  # the EM speed widgets show the preset's settings on the rerun
+            st.session_state.pop(key, None)
         with widgets.readable_errors():
             data = widgets.load_experiment(cfg)
             job_id = services.submit_train(cfg, classes=data.categories, stage="test",
@@ -24,6 +29,30 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
         where = widgets.md_escape(services.config_corpus_label(cfg))
         state.flash(f"Submitted job #{job_id} ({preset.title}) on {where}.")
         st.rerun()
+
+with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
+                 expanded=cfg.em_acceleration != "none" or cfg.screen_iter > 0):
+    c1, c2, c3 = st.columns(3)
+    acceleration = c1.selectbox(
+        "Acceleration", EM_ACCELERATIONS, index=EM_ACCELERATIONS.index(cfg.em_acceleration), key="t_em_acceleration",
+        format_func={"none": "none (plain EM)", "squarem": "SQUAREM"}.get,
+        help="SQUAREM jumps ahead along the path of two EM steps: it takes fewer E-steps to meet the same "
+             "stopping rule, most of all for the hierarchical naive Bayes (HNB). The thesis uses plain EM.")
+    screen_iter = c2.number_input(
+        "Screen restarts after N E-steps (0 = off)", min_value=SCREEN_ITER_RANGE[0], max_value=SCREEN_ITER_RANGE[1],
+        value=cfg.screen_iter, key="t_screen_iter",
+        help="After N E-steps only the restarts with the highest likelihood go on; the weaker ones are dropped "
+             "early. Much faster; the kept restarts' likelihood is slightly lower than with every restart run to "
+             "the end (Reuters, 100 terms). The thesis runs every restart to the end (0).")
+    screen_keep = c3.number_input(
+        "Keep the best", min_value=SCREEN_KEEP_RANGE[0], max_value=SCREEN_KEEP_RANGE[1], value=cfg.screen_keep,
+        key="t_screen_keep", disabled=not screen_iter,
+        help="How many of the EM restarts go on after the screening (all of them when this is at least the "
+             "number of restarts).")
+    st.caption("For the training and tuning jobs of the HBN/HNB learners. Both are off in the thesis: plain EM, "
+               "every restart run until it meets the stopping rule.")
+    cfg = state.update_config(em_acceleration=acceleration, screen_iter=int(screen_iter),
+                              screen_keep=int(screen_keep))
 
 with st.form("train_form"):
     c1, c2 = st.columns(2)

@@ -26,6 +26,15 @@ STOPWORDS = ("thesis", "smart", "sklearn", "none")
 STEMMING = ("none", "porter")
 SELECTION_METHODS = ("ig", "chi2", "mi", "df", "fisher")
 SELECTION_SCOPES = ("local", "global")
+#: EM acceleration of the tree learners ("none" is plain EM, the thesis's; :mod:`hbnlab.bn.em`).
+EM_ACCELERATIONS = ("none", "squarem")
+#: Range of the E-step count after which the weaker EM restarts are dropped (0: no screening).
+SCREEN_ITER_RANGE = (0, 50)
+#: Range of the number of restarts screening keeps.
+SCREEN_KEEP_RANGE = (1, 1024)
+#: The EM speed fields and their defaults (the thesis's EM).  Serialised forms leave them out
+#: while they hold these values, so configs written before the fields existed keep their form.
+EM_SPEED_DEFAULTS = {"em_acceleration": "none", "screen_iter": 0, "screen_keep": 8}
 #: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
 VALIDATION_METHODS = ("auto", "date", "stratified")
 CV_MAX = 20
@@ -99,6 +108,12 @@ class ExperimentConfig:
         (AVG B=7 alpha=0.05, OR B=9 alpha=0.09, DEP B=7 alpha=170).  HNB variants share them.
     n_restarts : int
         EM restarts (thesis: 64).
+    em_acceleration : {"none", "squarem"}
+        EM of the tree learners: plain (the thesis's) or SQUAREM-accelerated (fewer E-steps to
+        the same stopping rule; ``acceleration`` of :func:`hbnlab.bn.em.fit_em`).
+    screen_iter, screen_keep : int
+        After ``screen_iter`` E-steps only the ``screen_keep`` restarts with the highest
+        log-likelihood go on; ``screen_iter=0`` (the thesis's EM) runs every restart to the end.
     validation : {"auto", "date", "stratified"}
         The training-0 / validation split of tuning and of Training's validation stage: the thesis's
         date split when every training document is dated ("auto" picks it for Reuters), else a
@@ -139,6 +154,9 @@ class ExperimentConfig:
     B_dep: int = TABLE_4_1["dep"][0]
     alpha_dep: float = TABLE_4_1["dep"][1]
     n_restarts: int = 64
+    em_acceleration: str = EM_SPEED_DEFAULTS["em_acceleration"]
+    screen_iter: int = EM_SPEED_DEFAULTS["screen_iter"]
+    screen_keep: int = EM_SPEED_DEFAULTS["screen_keep"]
     validation: str = "auto"
     cv: int = 0
     random_state: int = 0
@@ -176,6 +194,9 @@ class ExperimentConfig:
         integer("n_features", 1, 5000)
         integer("n_categories", 1)
         integer("n_restarts", 1, 1024)
+        choice("em_acceleration", EM_ACCELERATIONS)
+        integer("screen_iter", *SCREEN_ITER_RANGE)
+        integer("screen_keep", *SCREEN_KEEP_RANGE)
         integer("random_state", 0)
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
@@ -209,8 +230,13 @@ class ExperimentConfig:
         name = name.upper()
         if name in STRUCTURE_ALGORITHMS:
             B, alpha = self.structure_params(name)
-            return {"B": B, "alpha": alpha, "n_restarts": self.n_restarts}
+            return {"B": B, "alpha": alpha, "n_restarts": self.n_restarts, **self.em_speed_params()}
         return {}
+
+    def em_speed_params(self) -> dict:
+        """``acceleration``, ``screen_iter`` and ``screen_keep`` of the tree estimators."""
+        return {"acceleration": None if self.em_acceleration == "none" else self.em_acceleration,
+                "screen_iter": self.screen_iter, "screen_keep": self.screen_keep}
 
     def corpus_spec(self) -> dict:
         """Only the fields that decide which documents are loaded (a cache key)."""
@@ -256,16 +282,22 @@ class ExperimentConfig:
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
+        """Every field, except the EM speed fields that hold their defaults (:data:`EM_SPEED_DEFAULTS`):
+        job specs and stored models of the thesis's EM keep the form they had before those fields."""
         d = dataclasses.asdict(self)
         d["categories"] = list(self.categories)
         d["classifiers"] = list(self.classifiers)
+        for k, v in EM_SPEED_DEFAULTS.items():
+            if d[k] == v:
+                del d[k]
         return d
 
     def relevant_dict(self, classifiers=None) -> dict:
         """:meth:`to_dict` without the fields that did not shape a run of ``classifiers``
         (default: the config's): the other corpus sources' fields, the B / alpha of clusterings
-        no trained learner uses, the restarts when no tree learner is trained, and the pages'
-        display choices (``label``, ``algorithm``)."""
+        no trained learner uses, the restarts and the EM speed fields when no tree learner is
+        trained, ``screen_keep`` without screening, and the pages' display choices (``label``,
+        ``algorithm``).  EM speed fields at their defaults are absent already (:meth:`to_dict`)."""
         names = [str(c).upper() for c in (classifiers if classifiers is not None else self.classifiers)]
         used = {c for c in CLUSTERINGS if any(n in STRUCTURE_ALGORITHMS and clustering_of(n) == c for n in names)}
         other_sources = {"synthetic": "synthetic_", "reuters": "reuters_", "upload": "upload_"}
@@ -274,7 +306,9 @@ class ExperimentConfig:
         drop |= {f.name for f in fields(self) if f.name.startswith(tuple(other_sources.values()))}
         drop |= {f"{p}_{c}" for c in CLUSTERINGS if c not in used for p in ("B", "alpha")}
         if not used:
-            drop.add("n_restarts")
+            drop |= {"n_restarts", *EM_SPEED_DEFAULTS}
+        if not self.screen_iter:
+            drop.add("screen_keep")
         if not self.cv:
             drop.add("cv")
         d = self.to_dict()
@@ -372,14 +406,15 @@ PRESETS = {
     "thesis": Preset(
         "The thesis's Table 4.10 run",
         "Reuters-21578 when it is available: the 10 most frequent classes, NB, SVM, HBN-AVG, HBN-OR and "
-        "HBN-DEP on 30 information-gain terms, Table 4.1's B and alpha, 64 EM restarts.",
+        "HBN-DEP on 30 information-gain terms, Table 4.1's B and alpha, 64 EM restarts of plain EM.",
         {"categories": (), "n_categories": 10, "classifiers": ("NB", "SVM", "HBN-AVG", "HBN-OR", "HBN-DEP"),
          "n_features": 30, "selection": "ig", "scope": "local", "stopwords": "thesis", "stemming": "none",
-         "min_df": 2, "n_restarts": 64, **_THESIS_TREES}),
+         "min_df": 2, "n_restarts": 64, **EM_SPEED_DEFAULTS, **_THESIS_TREES}),
 }
 
 
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
-            "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS",
+            "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS",
+           "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]

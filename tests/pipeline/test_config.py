@@ -1,13 +1,24 @@
 """The experiment config: round trips, validation messages, URL form (metamorphic + hand cases)."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hbnlab.experiments import paper_values as pv
+from hbnlab.jobs.spec import JobSpec
 from hbnlab.models.catalog import TABLE_4_1
-from hbnlab.pipeline.config import ALPHA_RANGE, CLASSIFIERS, STRUCTURE_ALGORITHMS, ExperimentConfig, clustering_of
+from hbnlab.pipeline.config import (
+    ALPHA_RANGE,
+    CLASSIFIERS,
+    EM_SPEED_DEFAULTS,
+    PRESETS,
+    STRUCTURE_ALGORITHMS,
+    ExperimentConfig,
+    clustering_of,
+)
 
 
 def test_defaults_are_the_thesis_settings():
@@ -40,6 +51,9 @@ configs = st.builds(
     alpha_or=st.floats(0.0, 0.3),
     alpha_dep=st.floats(0.0, 400.0),
     n_restarts=st.integers(1, 200),
+    em_acceleration=st.sampled_from(["none", "squarem"]),
+    screen_iter=st.integers(0, 50),
+    screen_keep=st.integers(1, 1024),
     random_state=st.integers(0, 2**31 - 1),
 )
 
@@ -63,6 +77,13 @@ def test_round_trips(cfg):
     ("stopwords", "french", "stopwords must be one of"),
     ("classifiers", ("HBN-XYZ",), "unknown learner 'HBN-XYZ'"),
     ("classifiers", (), "classifiers must name at least one learner"),
+    ("em_acceleration", "fast", "em_acceleration must be one of ('none', 'squarem'), got 'fast'"),
+    ("em_acceleration", None, "em_acceleration must be one of ('none', 'squarem'), got None"),
+    ("screen_iter", 51, "screen_iter must be an integer in 0..50, got 51"),
+    ("screen_iter", -1, "screen_iter must be an integer in 0..50, got -1"),
+    ("screen_iter", True, "screen_iter must be an integer in 0..50, got True"),
+    ("screen_keep", 0, "screen_keep must be an integer in 1..1024, got 0"),
+    ("screen_keep", 2.5, "screen_keep must be an integer in 1..1024, got 2.5"),
 ])
 def test_validation_names_the_bad_value(field, value, needle):
     with pytest.raises(ValueError) as err:
@@ -99,7 +120,8 @@ def test_structure_param_updates_touch_only_their_algorithm():
     assert cfg.structure_params("HBN-DEP") == (5, 120.0)
     assert cfg.structure_params("HBN-OR") == (9, 0.09)
     assert cfg.to_query() == {"B_dep": "5", "alpha_dep": "120.0"}
-    assert cfg.classifier_params("HBN-DEP") == {"B": 5, "alpha": 120.0, "n_restarts": 64}
+    assert cfg.classifier_params("HBN-DEP") == {"B": 5, "alpha": 120.0, "n_restarts": 64, "acceleration": None,
+                                                "screen_iter": 0, "screen_keep": 8}
     assert cfg.classifier_params("NB") == {}
 
 
@@ -129,3 +151,91 @@ def test_upload_encoding_is_part_of_the_corpus_spec():
         cfg.replace(upload_encoding="klingon")
     parsed, problems = ExperimentConfig.from_query({"upload_encoding": "cp1252"})
     assert parsed.upload_encoding == "cp1252" and not problems
+
+
+# ---------------------------------------------------------------------------- EM speed options
+#: relevant_dict() of the default config as hbnlab wrote it before the EM speed fields existed.
+DEFAULT_RELEVANT = {
+    "corpus": "synthetic", "synthetic_seed": 0, "synthetic_size": 3000, "synthetic_model": "groups",
+    "stopwords": "thesis", "stemming": "none", "min_df": 2, "selection": "ig", "n_features": 30, "scope": "local",
+    "categories": [], "n_categories": 10, "classifiers": ["HBN-OR", "NB"], "B_or": 9, "alpha_or": 0.09,
+    "n_restarts": 64, "validation": "auto", "random_state": 0,
+}
+
+
+def _without_em_speed(cfg: ExperimentConfig) -> dict:
+    """The to_dict() of a config class without the EM speed fields."""
+    return {f.name: list(v) if isinstance(v := getattr(cfg, f.name), tuple) else v
+            for f in dataclasses.fields(cfg) if f.name not in EM_SPEED_DEFAULTS}
+
+
+@pytest.mark.parametrize("cfg", [
+    ExperimentConfig(),
+    ExperimentConfig(classifiers=("NB", "SVM")),
+    ExperimentConfig(classifiers=("HNB-DEP", "NB"), cv=5, n_restarts=3, categories=("alpha",)),
+    ExperimentConfig(corpus="upload", upload_path="/x/u.zip", classifiers=("HBN-AVG",)),
+])
+def test_em_speed_defaults_leave_the_serialised_forms_as_they_were(cfg):
+    """Job specs, stored models and reports of the thesis's EM are byte for byte what they were
+    before the EM speed fields: the fields are absent while they hold their defaults."""
+    assert cfg.to_dict() == _without_em_speed(cfg)
+    relevant = cfg.relevant_dict()
+    assert not set(EM_SPEED_DEFAULTS) & set(relevant)
+    spec = JobSpec("train", {"config": cfg.to_dict()}, group="g", random_state=0).to_json()
+    assert "screen" not in spec and "acceleration" not in spec
+    assert ExperimentConfig.from_dict(cfg.to_dict()) == cfg
+    assert cfg.to_query().keys().isdisjoint(EM_SPEED_DEFAULTS)
+
+
+def test_relevant_dict_of_the_default_config_is_unchanged():
+    assert ExperimentConfig().relevant_dict() == DEFAULT_RELEVANT
+    assert ExperimentConfig(screen_keep=8, em_acceleration="none").relevant_dict() == DEFAULT_RELEVANT
+    # screen_keep alone does nothing without screening: no trace in the relevant settings
+    assert ExperimentConfig(screen_keep=3).relevant_dict() == DEFAULT_RELEVANT
+
+
+def test_em_speed_fields_shape_runs_of_tree_learners_only():
+    fast = ExperimentConfig(em_acceleration="squarem", screen_iter=5, screen_keep=4)
+    assert fast.to_dict() == {**_without_em_speed(fast), "em_acceleration": "squarem", "screen_iter": 5,
+                              "screen_keep": 4}
+    assert fast.relevant_dict() == {**DEFAULT_RELEVANT, "em_acceleration": "squarem", "screen_iter": 5,
+                                    "screen_keep": 4}
+    assert ExperimentConfig.from_dict(fast.to_dict()) == fast
+    # no tree learner trained: neither the restarts nor the EM speed fields shaped the run
+    nb = fast.relevant_dict(["NB", "SVM"])
+    assert not {"n_restarts", *EM_SPEED_DEFAULTS} & set(nb)
+    # without screening screen_keep is left out
+    accel = ExperimentConfig(em_acceleration="squarem", screen_keep=4).relevant_dict()
+    assert accel == {**DEFAULT_RELEVANT, "em_acceleration": "squarem"}
+
+
+def test_classifier_params_pass_the_em_speed_options_to_the_tree_learners():
+    cfg = ExperimentConfig(em_acceleration="squarem", screen_iter=3, screen_keep=2, n_restarts=6)
+    for name in STRUCTURE_ALGORITHMS:
+        p = cfg.classifier_params(name)
+        assert (p["acceleration"], p["screen_iter"], p["screen_keep"], p["n_restarts"]) == ("squarem", 3, 2, 6)
+    assert cfg.classifier_params("NB") == {} and cfg.classifier_params("SVM") == {}
+    plain = ExperimentConfig().classifier_params("HNB-OR")
+    assert (plain["acceleration"], plain["screen_iter"], plain["screen_keep"]) == (None, 0, 8)
+    # the estimators take them as they are
+    from hbnlab.models.catalog import make_classifier
+
+    est = make_classifier("HNB-OR", 10, cfg.classifier_params("HNB-OR"), 0)
+    assert (est.acceleration, est.screen_iter, est.screen_keep) == ("squarem", 3, 2)
+
+
+def test_em_speed_fields_in_the_url():
+    cfg = ExperimentConfig(em_acceleration="squarem", screen_iter=4)
+    assert cfg.to_query() == {"em_acceleration": "squarem", "screen_iter": "4"}
+    back, problems = ExperimentConfig.from_query(cfg.to_query())
+    assert back == cfg and not problems
+    bad, problems = ExperimentConfig.from_query({"em_acceleration": "turbo", "screen_iter": "99", "screen_keep": "2"})
+    assert (bad.em_acceleration, bad.screen_iter, bad.screen_keep) == ("none", 0, 2)
+    assert any("em_acceleration='turbo' ignored" in p for p in problems)
+    assert any("screen_iter='99' ignored" in p for p in problems)
+
+
+def test_the_thesis_preset_turns_the_em_speed_options_off():
+    fast = ExperimentConfig(em_acceleration="squarem", screen_iter=5, screen_keep=4)
+    thesis = fast.replace(**PRESETS["thesis"].changes)
+    assert (thesis.em_acceleration, thesis.screen_iter, thesis.screen_keep) == ("none", 0, 8)

@@ -13,7 +13,7 @@ from hbnlab.experiments import paper_values as pv
 from hbnlab.export.escape import md_escape
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
 from hbnlab.models.catalog import CLUSTERINGS
-from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig
+from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig
 
 
 def export_tables(out: TrainOutputs) -> dict:
@@ -70,7 +70,14 @@ def _tree_settings_line(cfg: dict, classifiers) -> str:
     if not used:
         return f"* random_state={cfg.get('random_state')}"
     parts = ", ".join(f"{c.upper()} B={cfg.get(f'B_{c}')} alpha={cfg.get(f'alpha_{c}')}" for c in used)
-    return f"* HBN/HNB settings: {parts}, {cfg.get('n_restarts')} EM restarts, random_state={cfg.get('random_state')}"
+    em = {**EM_SPEED_DEFAULTS, **{k: cfg[k] for k in EM_SPEED_DEFAULTS if k in cfg}}
+    speed = ""
+    if em["em_acceleration"] != EM_SPEED_DEFAULTS["em_acceleration"]:
+        speed += f", {str(em['em_acceleration']).upper()} acceleration"
+    if em["screen_iter"]:
+        speed += f", the best {em['screen_keep']} restarts kept after {em['screen_iter']} E-steps"
+    return (f"* HBN/HNB settings: {parts}, {cfg.get('n_restarts')} EM restarts{speed}, "
+            f"random_state={cfg.get('random_state')}")
 
 
 def markdown_report(out: TrainOutputs, record) -> str:

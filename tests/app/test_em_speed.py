@@ -1,0 +1,87 @@
+"""The Training page's EM speed options: the widgets write the config (and the URL), a training
+job's tree learners run with them, and a preset of the thesis turns them off again."""
+from __future__ import annotations
+
+from app_testutil import no_exceptions, texts, wait_for_jobs
+
+
+def _training_page(app):
+    app.query_params = {"synthetic_size": "600", "n_features": "10"}
+    app.run()
+    no_exceptions(app)
+    app.switch_page("pages/training.py").run()
+    no_exceptions(app)
+    return app
+
+
+def test_em_speed_options_reach_the_trained_models(app):
+    from hbnlab.app import services
+
+    _training_page(app)
+    assert app.selectbox(key="t_em_acceleration").value == "none"
+    assert app.number_input(key="t_screen_iter").value == 0
+    assert app.number_input(key="t_screen_keep").disabled, "no screening: nothing to keep"
+    assert "em_acceleration" not in app.query_params and "screen_iter" not in app.query_params
+
+    app.selectbox(key="t_em_acceleration").set_value("squarem").run()
+    app.number_input(key="t_screen_iter").set_value(2).run()
+    no_exceptions(app)
+    assert not app.number_input(key="t_screen_keep").disabled
+    app.number_input(key="t_screen_keep").set_value(2).run()
+    no_exceptions(app)
+    cfg = app.session_state["hbnlab.config"]
+    assert (cfg.em_acceleration, cfg.screen_iter, cfg.screen_keep) == ("squarem", 2, 2)
+    assert app.query_params["em_acceleration"] == "squarem" and app.query_params["screen_iter"] == "2"
+
+    app.multiselect(key="t_classes").set_value(["alpha"])
+    app.multiselect(key="t_classifiers").set_value(["HBN-OR", "NB"])
+    app.number_input(key="t_restarts").set_value(4)
+    app.button(key="FormSubmitter:train_form-Train").click().run()
+    no_exceptions(app)
+    assert any("Submitted training job" in s for s in texts(app, "success"))
+    (rec,) = wait_for_jobs(120)
+    assert rec.state == "done", rec.error
+    config = rec.result["config"]
+    assert (config["em_acceleration"], config["screen_iter"], config["screen_keep"], config["n_restarts"]) == (
+        "squarem", 2, 2, 4)
+    units = {u["classifier"]: u for u in rec.result["units"]}
+    est, meta = services.unit_model(units["HBN-OR"]["model"])
+    assert (est.acceleration, est.screen_iter, est.screen_keep) == ("squarem", 2, 2)
+    settings = est.em_result_.settings
+    assert settings["acceleration"] == "squarem"
+    assert (settings["n_restarts"], settings["screen_iter"], settings["screen_keep"]) == (4, 2, 2)
+    assert len(settings["screened_out"]) == 2, "2 of the 4 restarts were dropped by the screening"
+    assert meta["config"]["em_acceleration"] == "squarem"
+
+
+def test_the_thesis_preset_turns_the_em_speed_options_off(app, monkeypatch):
+    from hbnlab.app import services
+
+    submitted = []
+    monkeypatch.setattr(services, "submit_train", lambda cfg, **kw: submitted.append(cfg) or 1)
+    _training_page(app)
+    app.selectbox(key="t_em_acceleration").set_value("squarem").run()
+    app.number_input(key="t_screen_iter").set_value(3).run()
+    no_exceptions(app)
+    app.button(key="t_preset_thesis").click().run()
+    no_exceptions(app)
+    (cfg,) = submitted
+    assert (cfg.em_acceleration, cfg.screen_iter, cfg.screen_keep) == ("none", 0, 8)
+    # the widgets show the preset's settings and do not write the old ones back
+    assert app.selectbox(key="t_em_acceleration").value == "none"
+    assert app.number_input(key="t_screen_iter").value == 0
+    assert app.session_state["hbnlab.config"].em_acceleration == "none"
+    assert "em_acceleration" not in app.query_params
+
+
+def test_the_markdown_report_names_the_em_speed_options_only_when_they_are_on():
+    from hbnlab.app.views.export import _tree_settings_line
+    from hbnlab.pipeline.config import ExperimentConfig
+
+    plain = _tree_settings_line(ExperimentConfig().to_dict(), ["HBN-OR", "NB"])
+    assert plain == "* HBN/HNB settings: OR B=9 alpha=0.09, 64 EM restarts, random_state=0"
+    fast = ExperimentConfig(em_acceleration="squarem", screen_iter=5, screen_keep=4).to_dict()
+    assert _tree_settings_line(fast, ["HBN-OR"]) == ("* HBN/HNB settings: OR B=9 alpha=0.09, 64 EM restarts, SQUAREM "
+                                                     "acceleration, the best 4 restarts kept after 5 E-steps, "
+                                                     "random_state=0")
+    assert _tree_settings_line(fast, ["NB"]) == "* random_state=0"
