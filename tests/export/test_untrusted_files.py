@@ -540,3 +540,42 @@ def test_files_without_the_hash_still_load(tmp_path, nb_raw):
     m = load_model(_write(tmp_path, old, "old.hbnlab"))
     assert np.array_equal(m.estimator.predict_proba(np.eye(m.estimator.n_features_in_)),
                           load_model(nb_raw).estimator.predict_proba(np.eye(m.estimator.n_features_in_)))
+
+
+# --------------------------------------------------------------------------- k-state search record
+@pytest.fixture(scope="module")
+def auto_states_raw():
+    from hbnlab.models.hbn import HierarchicalBNClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (300, 8))
+    y = (X[:, 0] | X[:, 1]) & rng.integers(0, 2, 300)
+    est = HierarchicalBNClassifier(B=3, n_features=None, n_restarts=4, random_state=0,
+                                   hidden_states="auto").fit(X, y)
+    assert est.state_selection_ and est.state_selection_[0]["node"] is None
+    return est, model_to_bytes(est)
+
+
+def test_state_selection_round_trips(auto_states_raw):
+    est, raw = auto_states_raw
+    m = load_model(raw)
+    assert m.estimator.state_selection_ == est.state_selection_
+    assert m.estimator.tree_.to_dict() == est.tree_.to_dict()
+
+
+@pytest.mark.parametrize("change, field, message", [
+    (lambda s: s.__setitem__("state_selection_", "all"), "state_selection_", "list"),
+    (lambda s: s["state_selection_"][1].__setitem__("node", 10_000), "state_selection_.1.node", "node of the tree"),
+    (lambda s: s["state_selection_"][1].__setitem__("states", 1), "state_selection_.1.states", "integer in"),
+    (lambda s: s["state_selection_"][1].__setitem__("accepted", "yes"), "state_selection_.1.accepted", "true or false"),
+    (lambda s: s["state_selection_"][0].__setitem__("code", "os.system"), "state_selection_.0", "unknown field"),
+])
+def test_bad_state_selection_is_named(tmp_path, auto_states_raw, change, field, message):
+    doc, arrays = _split(auto_states_raw[1])
+    change(doc["state"])
+    _expect(_write(tmp_path, _join(doc, arrays)), field, message)
+
+
+def test_models_without_a_state_search_load_with_none(hbn_raw):
+    assert "state_selection_" not in _split(hbn_raw)[0]["state"]
+    assert load_model(hbn_raw).estimator.state_selection_ is None

@@ -120,6 +120,8 @@ def _tree_model_to(est, w):
             "settings": plain_json(em.settings),
             "cancelled": bool(em.cancelled),
         }
+    if getattr(est, "state_selection_", None) is not None:
+        s["state_selection_"] = plain_json(est.state_selection_)
     extra = {}
     for name in ("n_iter_", "converged_", "lower_bound_"):
         v = getattr(est, name, None)
@@ -233,6 +235,7 @@ def _tree_model_from(est, st, r):
             cancelled=er.bool(em, "cancelled", False),
         )
         est.em_result_ = EMResult(**fields)
+    est.state_selection_ = _read_state_selection(r.get(st, "state_selection_", None), r, tree)
     extra = r.get(st, "extra", {}) or {}
     xr = r.sub("extra")
     for name, ref in extra.items():
@@ -240,6 +243,39 @@ def _tree_model_from(est, st, r):
             raise xr.error(name, "unknown attribute")
         a = xr.array(extra, name, ref.get("dtype") if isinstance(ref, dict) else "", allow_nan=True)
         setattr(est, name, a.item() if a.ndim == 0 else a)
+
+
+_STEP_KEYS = {"node", "states", "score", "accepted", "n_parameters", "log_likelihood"}
+
+
+def _read_state_selection(sel, r: StateReader, tree):
+    """``state_selection_`` (the steps of the search of :func:`hbnlab.bn.states.select_hidden_states`)
+    or None, every field checked."""
+    if sel is None:
+        return None
+    if not isinstance(sel, list) or len(sel) > 2 + 8 * tree.n_nodes:
+        raise r.error("state_selection_", "expected a list of search steps (at most a few per node)")
+    sr = r.sub("state_selection_")
+    steps = []
+    for k, step in enumerate(sel):
+        if not isinstance(step, dict):
+            raise sr.error(str(k), "expected an object")
+        unknown = sorted(set(step) - _STEP_KEYS)
+        if unknown:
+            raise sr.error(str(k), f"unknown field(s) {unknown}")
+        s = sr.sub(str(k))
+        node = s.get(step, "node")
+        if node is not None and (isinstance(node, bool) or not isinstance(node, int)
+                                 or not 0 < node < tree.n_nodes):
+            raise s.error("node", f"expected null or a node of the tree (1..{tree.n_nodes - 1}), got {node!r}")
+        out = {"node": node, "states": s.int(step, "states", lo=2, hi=64),
+               "score": s.float(step, "score", finite=False), "accepted": s.bool(step, "accepted")}
+        if "n_parameters" in step:
+            out["n_parameters"] = s.int(step, "n_parameters", lo=0)
+        if "log_likelihood" in step:
+            out["log_likelihood"] = s.float(step, "log_likelihood", finite=False)
+        steps.append(out)
+    return steps
 
 
 #: hyper-parameters of HierarchicalBNClassifier / HierarchicalNBClassifier (callbacks excluded)
