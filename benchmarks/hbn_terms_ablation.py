@@ -76,6 +76,8 @@ VARIANTS = {
     # "model": "hnb" fits the hierarchical naive Bayes on the same tree settings
     "squarem": {"acceleration": "squarem"},
     "screen2": {"screen_iter": 2, "screen_keep": 8},
+    "screen4": {"screen_iter": 4, "screen_keep": 8},
+    "screen2_keep16": {"screen_iter": 2, "screen_keep": 16},
     "squarem_screen2": {"acceleration": "squarem", "screen_iter": 2, "screen_keep": 8},
     "alpha0_squarem": {"alpha": 0.0, "acceleration": "squarem"},
     "alpha0_screen2": {"alpha": 0.0, "screen_iter": 2, "screen_keep": 8},
