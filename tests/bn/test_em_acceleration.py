@@ -181,3 +181,19 @@ def test_estimators_pass_the_options_and_stay_deterministic(cls):
     assert a.em_result_.settings["acceleration"] == "squarem"
     assert len(a.em_result_.settings["screened_out"]) == 5
     np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+@pytest.mark.parametrize("direction", ["hbn", "hnb"])
+def test_squarem_with_a_pseudo_count_never_lowers_the_map_objective(direction):
+    tree, _, X, y = _sampled(direction, seed=2, n=500)
+    res = em.fit_em(tree, X, y, n_restarts=4, random_state=0, pseudo_count=0.5, stopping="absolute", tol=1e-8,
+                    max_iter=200, acceleration="squarem", sample_weight=np.arange(500) % 3)
+    for trace in res.traces:
+        assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+    # the reported criterion is the MAP objective of the kept tables
+    p = res.params
+    learned = [i for i in range(tree.n_nodes) if not (direction == "hbn" and tree.kind[i] == "feature")]
+    w = np.arange(500) % 3
+    ll = (w * I.log_likelihood(p, X, y, per_document=True)).sum()
+    obj = ll + 0.5 * sum(np.log(p.cpt(i)).sum() for i in learned)
+    assert obj == pytest.approx(res.log_likelihood, rel=1e-9)
