@@ -116,10 +116,19 @@ def cmd_reproduce(args) -> int:
             rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows)
         except ValueError as e:
             raise CLIError(f"--param: {e}") from None
+        B_grid = None
+        if args.tune_B:
+            if not args.tune:
+                raise CLIError("--tune-B needs --tune")
+            try:
+                B_grid = rep.check_B_grid([int(b) if b.strip().lstrip("-").isdigit() else b.strip()
+                                           for b in args.tune_B.split(",")])
+            except ValueError as e:
+                raise CLIError(f"--tune-B: {e}") from None
         data = _protocol_data(args)
         result = rep.table_4_10(data, rows=rows, extra_rows=args.extra_rows, tune=args.tune,
                                 n_restarts=args.n_restarts, n_jobs=args.n_jobs, random_state=args.random_state,
-                                settings=settings, log=print)
+                                settings=settings, tune_B_grid=B_grid, log=print)
         print()
         if result.get("paper"):
             print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
@@ -206,6 +215,9 @@ def register(sub) -> None:
     r.add_argument("--json", default=None, metavar="OUT", help="write the rows as JSON")
     r.add_argument("--n-jobs", type=int, default=2, help="parallel processes (default 2)")
     r.add_argument("--tune", action="store_true", help="table-4.10: tune B and alpha on validation (3 phases)")
+    r.add_argument("--tune-B", default=None, metavar="B,B,...",
+                   help="table-4.10 --tune: the branching factors of the second phase (default the thesis's "
+                        "3,5,7,9; with 100-300 terms the best B can lie above 9, e.g. 3,5,7,9,12,15)")
     r.add_argument("--extra-rows", action="store_true", help="table-4.10: add the neighbours' learners")
     r.add_argument("--rows", default=None,
                    help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term; "

@@ -17,6 +17,9 @@ BAD = [
     (["train", "--class", "alpha", "--classifier", "hbn-zz", "--out", "x.hbnlab"], "unknown classifier 'hbn-zz'"),
     (["tree", "--corpus", "synthetic", "--class", "alpha", "--classifier", "nb"], "--classifier must be one of"),
     (["reproduce", "table-9.9"], "unknown target 'table-9.9'"),
+    (["reproduce", "table-4.10", "--corpus", "synthetic", "--tune-B", "3,12"], "--tune-B needs --tune"),
+    (["reproduce", "table-4.10", "--corpus", "synthetic", "--tune", "--tune-B", "3,1"],
+     "--tune-B: B grid [3, 1]: branching factor B must be an integer >= 2, got 1"),
     (["corpus-info", "--corpus", "no/such/dir"], "no such file or directory"),
 ]
 
