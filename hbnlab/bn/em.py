@@ -415,6 +415,16 @@ class _Run:
         done[cut] = True
         return done
 
+    def settle(self, it, idx, tables, stats, done, *, max_iter, screen_iter, screen_keep):
+        """The bookkeeping after the E-step of an EM iterate of the restarts ``idx`` (its criterion
+        recorded): observe, screen, stop the restarts that are ``done``, report progress.
+        Returns the mask of those that go on."""
+        self.observe(it, idx, tables, stats, done)
+        done = self.screen(it, idx, self.crit[idx], done, screen_iter, screen_keep)
+        self.stop(idx[done])
+        self.report(it, max_iter)
+        return ~done
+
     def report(self, it, max_iter):
         if self.progress is None:
             return
@@ -552,29 +562,23 @@ def fit_em(
 
 def _plain_loop(data, cpts, run: _Run, *, tol, max_iter, stopping, criterion, pseudo_count, screen_iter,
                 screen_keep, should_stop):
-    prev = np.full(run.R, -np.inf)
+    settle = dict(max_iter=max_iter, screen_iter=screen_iter, screen_keep=screen_keep)
     for it in range(max_iter + 1):
         idx = np.flatnonzero(run.active)
         sub = [c[idx] for c in cpts]
         stats = e_step(data, sub)
         crit = _criterion(stats, sub, criterion, pseudo_count)
+        prev = run.crit[idx]                                  # the previous iterate's criterion
+        stop = _stops(crit - prev, _threshold(prev, tol, stopping)) if it > 0 else np.zeros(idx.size, bool)
         run.record(idx, stats, crit)
-        stop = _stops(crit - prev[idx], _threshold(prev[idx], tol, stopping)) if it > 0 else np.zeros(idx.size, bool)
-        prev[idx] = crit
-        done = stop | (it == max_iter)
-        run.observe(it, idx, sub, stats, done)
         run.converged[idx[stop]] = True
-        done = run.screen(it, idx, crit, done, screen_iter, screen_keep)
-        go = ~done
-        if go.any():
-            new = m_step(_subset(stats, go), [c[go] for c in sub], pseudo_count)
-            for c, nc in zip(cpts, new):
-                c[idx[go]] = nc
-            run.n_iter[idx[go]] += 1
-        run.stop(idx[done])
-        run.report(it, max_iter)
-        if not run.active.any():
+        go = run.settle(it, idx, sub, stats, stop | (it == max_iter), **settle)
+        if not go.any():
             break
+        new = m_step(_subset(stats, go), [c[go] for c in sub], pseudo_count)
+        for c, nc in zip(cpts, new):
+            c[idx[go]] = nc
+        run.n_iter[idx[go]] += 1
         run.check_cancel(should_stop, cpts)
 
 
@@ -642,16 +646,12 @@ def _squarem_loop(data, cpts, run: _Run, *, tol, max_iter, stopping, criterion, 
     sub0 = [c[idx] for c in cpts]
     s0 = e_step(data, sub0)
     c0 = _criterion(s0, sub0, criterion, pseudo_count)
+    settle = dict(max_iter=max_iter, screen_iter=screen_iter, screen_keep=screen_keep)
     while True:
         # the EM iterate t0 of the running restarts idx: cpts[idx] == sub0
         run.record(idx, s0, c0)
-        done = np.isnan(c0) | (run.n_iter[idx] >= max_iter)
-        run.observe(it, idx, sub0, s0, done)
         run.converged[idx[np.isnan(c0)]] = True
-        done = run.screen(it, idx, c0, done, screen_iter, screen_keep)
-        run.stop(idx[done])
-        run.report(it, max_iter)
-        go = ~done
+        go = run.settle(it, idx, sub0, s0, np.isnan(c0) | (run.n_iter[idx] >= max_iter), **settle)
         if not go.any():
             return
         run.check_cancel(should_stop, cpts)
@@ -668,12 +668,7 @@ def _squarem_loop(data, cpts, run: _Run, *, tol, max_iter, stopping, criterion, 
         run.record(idx, s1, c1)
         stop = _stops(c1 - c0, _threshold(c0, tol, stopping))
         run.converged[idx[stop]] = True
-        done = stop | (run.n_iter[idx] + 2 > max_iter)
-        run.observe(it, idx, sub1, s1, done)
-        done = run.screen(it, idx, c1, done, screen_iter, screen_keep)
-        run.stop(idx[done])
-        run.report(it, max_iter)
-        go = ~done
+        go = run.settle(it, idx, sub1, s1, stop | (run.n_iter[idx] + 2 > max_iter), **settle)
         if not go.any():
             return
         run.check_cancel(should_stop, cpts)

@@ -11,6 +11,7 @@ from hbnlab.cli.common import (
     add_validation_options,
     corpus_from_args,
     parse_categories,
+    parse_list,
     parse_param_items,
     validation_kwargs,
     write_json,
@@ -121,8 +122,7 @@ def cmd_reproduce(args) -> int:
             if not args.tune:
                 raise CLIError("--tune-B needs --tune")
             try:
-                B_grid = rep.check_B_grid([int(b) if b.strip().lstrip("-").isdigit() else b.strip()
-                                           for b in args.tune_B.split(",")])
+                B_grid = rep.check_B_grid(parse_list(args.tune_B, int, "--tune-B"))
             except ValueError as e:
                 raise CLIError(f"--tune-B: {e}") from None
         data = _protocol_data(args)

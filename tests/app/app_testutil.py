@@ -32,6 +32,16 @@ def wait_for_jobs(timeout: float = 120.0, ids=None):
         time.sleep(0.2)
 
 
+def submit_training(at, classifiers, *, restarts=None, classes=None) -> None:
+    """Fill the Training page's form (the page is open) and press Train."""
+    if classes is not None:
+        at.multiselect(key="t_classes").set_value(classes)
+    at.multiselect(key="t_classifiers").set_value(classifiers)
+    if restarts is not None:
+        at.number_input(key="t_restarts").set_value(restarts)
+    at.button(key="FormSubmitter:train_form-Train").click().run()
+
+
 def no_exceptions(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
 

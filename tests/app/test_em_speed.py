@@ -2,7 +2,7 @@
 job's tree learners run with them, and a preset of the thesis turns them off again."""
 from __future__ import annotations
 
-from app_testutil import no_exceptions, texts, wait_for_jobs
+from app_testutil import no_exceptions, submit_training, texts, wait_for_jobs
 
 
 def _training_page(app):
@@ -33,10 +33,7 @@ def test_em_speed_options_reach_the_trained_models(app):
     assert (cfg.em_acceleration, cfg.screen_iter, cfg.screen_keep) == ("squarem", 2, 2)
     assert app.query_params["em_acceleration"] == "squarem" and app.query_params["screen_iter"] == "2"
 
-    app.multiselect(key="t_classes").set_value(["alpha"])
-    app.multiselect(key="t_classifiers").set_value(["HBN-OR", "NB"])
-    app.number_input(key="t_restarts").set_value(4)
-    app.button(key="FormSubmitter:train_form-Train").click().run()
+    submit_training(app, ["HBN-OR", "NB"], restarts=4, classes=["alpha"])
     no_exceptions(app)
     assert any("Submitted training job" in s for s in texts(app, "success"))
     (rec,) = wait_for_jobs(120)

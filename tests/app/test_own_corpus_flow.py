@@ -3,7 +3,7 @@ dates, uploaded with Encoding auto -> Features -> Tuning (the stratified validat
 class tunable) -> Training -> Evaluation."""
 from __future__ import annotations
 
-from app_testutil import frame_with, no_exceptions, wait_for_jobs
+from app_testutil import frame_with, no_exceptions, submit_training, wait_for_jobs
 from corpus_fixtures import corpus_files, zip_bytes
 
 N_CLASSES = 20
@@ -48,9 +48,7 @@ def test_zip_upload_to_evaluation_with_no_setting_beyond_the_file(app):
 
     app.switch_page("pages/training.py").run()
     no_exceptions(app)
-    app.multiselect(key="t_classifiers").set_value(["HBN-OR", "NB"])
-    app.number_input(key="t_restarts").set_value(2)
-    app.button(key="FormSubmitter:train_form-Train").click().run()
+    submit_training(app, ["HBN-OR", "NB"], restarts=2)
     no_exceptions(app)
     recs = wait_for_jobs(300)
     train = [r for r in recs if r.kind == "train"][0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from app_testutil import frame_with, no_exceptions, texts, wait_for_jobs
+from app_testutil import frame_with, no_exceptions, submit_training, texts, wait_for_jobs
 
 PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "compare", "export"]
 
@@ -134,10 +134,7 @@ def test_main_flow_through_the_widgets(app):
     # training: HBN-OR and NB on two classes, few restarts
     app.switch_page("pages/training.py").run()
     no_exceptions(app)
-    app.multiselect(key="t_classes").set_value(["alpha", "bravo"])
-    app.multiselect(key="t_classifiers").set_value(["HBN-OR", "NB"])
-    app.number_input(key="t_restarts").set_value(3)
-    app.button(key="FormSubmitter:train_form-Train").click().run()
+    submit_training(app, ["HBN-OR", "NB"], restarts=3, classes=["alpha", "bravo"])
     no_exceptions(app)
     assert any("Submitted training job" in s for s in _texts(app, "success"))
     (rec,) = wait_for_jobs(180)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from app_testutil import frame_with, no_exceptions, wait_for_jobs
+from app_testutil import frame_with, no_exceptions, submit_training, wait_for_jobs
 
 pytestmark = pytest.mark.slow
 
@@ -40,9 +40,7 @@ def test_reuters_hbn_or_row_from_the_browser(app, reuters_path, reuters_corpus):
     from hbnlab.experiments.paper_values import THESIS_CLASSES
 
     assert sorted(app.multiselect(key="t_classes").value) == sorted(THESIS_CLASSES)  # the 10 most frequent
-    app.multiselect(key="t_classifiers").set_value(["HBN-OR"])
-    app.number_input(key="t_restarts").set_value(4)
-    app.button(key="FormSubmitter:train_form-Train").click().run()
+    submit_training(app, ["HBN-OR"], restarts=4)
     no_exceptions(app)
     (rec,) = wait_for_jobs(600)
     assert rec.state == "done", rec.error
