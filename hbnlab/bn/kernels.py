@@ -148,6 +148,7 @@ class _HBNNode:
     inv: np.ndarray = None         # (P,) pattern -> sub-pattern
     P_i: int = 0
     child_map: dict = None         # hidden child c -> (P_i,) index into c's sub-patterns
+    child_seg: dict = None         # hidden child c -> (P_c, P_i) csr: sums sub-patterns into c's
     Fd: np.ndarray = None          # (P_i, f) float 0/1 values of the feature children
     mode: str = "dense"            # "dense" (f = 0, h < 3), "gather" (f > 0, h < 3), "split" (h >= 3),
                                    # "generic" (a tree with k-state hidden nodes, see _generic_hbn_node)
@@ -242,6 +243,15 @@ class _HNBNode:
     Uf: np.ndarray | None = None   # (P, f) float 0/1 of the feature children's columns
 
 
+def _child_segments(nd, nodes) -> dict:
+    """hidden child c -> (P_c, P_i) 0/1 matrix summing the node's sub-patterns into c's (the
+    features under c are among those under the node, so each sub-pattern maps to one of c's)."""
+    P_i = nd.child_map[nd.hid_nodes[0]].size if nd.hid_nodes else 0
+    cols = np.arange(P_i)
+    return {c: sp.csr_matrix((np.ones(P_i), (nd.child_map[c], cols)), shape=(nodes[c].P_i, P_i))
+            for c in nd.hid_nodes}
+
+
 def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P: int) -> _HBNNode:
     """Index arrays of an inner HBN node of a tree with k-state hidden nodes (mode "generic").
 
@@ -281,6 +291,7 @@ def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P
     base = (U[rep][:, fcols].astype(np.int64) * place[fpos]).sum(axis=1) if fpos else np.zeros(rep.size, np.int64)
     nd.inv, nd.P_i = inv, rep.size
     nd.child_map = {c: nodes[c].inv[rep] for c in nd.hid_nodes}
+    nd.child_seg = _child_segments(nd, nodes)
     nd.Fd = U[rep][:, fcols].astype(np.float64)
     nd.Seg = sp.csr_matrix((np.ones(P), (inv, np.arange(P))), shape=(nd.P_i, P))
     if len(hpos) >= SPLIT_MIN_HIDDEN:
@@ -337,6 +348,7 @@ class TreePlan:
                 inv, rep, base = rank[inv], rep[order], base[order]
                 nd.inv, nd.P_i = inv, rep.size
                 nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
+                nd.child_seg = _child_segments(nd, self.nodes)
                 nd.Fd = self.U[rep][:, fcols].astype(np.float64)
                 nd.Seg = sp.csr_matrix((np.ones(self.P), (inv, np.arange(self.P))), shape=(nd.P_i, self.P))
                 if h >= SPLIT_MIN_HIDDEN:
@@ -553,10 +565,12 @@ def hbn_feature_loglik(plan: TreePlan, cpts, counts) -> np.ndarray:
     return total
 
 
-def _hbn_class_evidence(plan: TreePlan, cpts, y, counts):
-    """The upward pass and what the observed class adds to it: ``(q, cache, ll, rho)`` with
-    ``ll`` (R,) the conditional log-likelihood sum_p count_p log P(c_p | f_p) and ``rho[0]``
-    (R, P, 2) the class's ratio P(C | f, c) / P(C | f) that the downward pass starts from."""
+def _hbn_class_evidence(plan: TreePlan, cpts, y, counts, per_pattern: bool = False):
+    """The upward pass and what the observed class adds to it: ``(q, cache, ll, msg)`` with
+    ``ll`` (R,) the conditional log-likelihood sum_p count_p log P(c_p | f_p) and ``msg[0]``
+    the class's ratio rho_0 = P(C | f, c) / P(C | f) that the downward pass starts from: per
+    pattern (R, P, 2) if ``per_pattern``, else its count-weighted sums over the class node's
+    sub-patterns (R, P_0, 2)."""
     q, cache = hbn_upward(plan, cpts)
     P = plan.P
     yi = y.astype(np.int64)
@@ -564,11 +578,23 @@ def _hbn_class_evidence(plan: TreePlan, cpts, y, counts):
     onehot[np.arange(P), yi] = 1.0
     z = q[0][:, plan.nodes[0].inv, :][:, np.arange(P), yi]          # (R, P) P(c_p | f_p)
     ll = (counts * _log(z)).sum(axis=1)
-    return q, cache, ll, {0: _safe_ratio(onehot[None], z[..., None])}
+    rho0 = _safe_ratio(onehot[None], z[..., None])
+    if per_pattern:
+        return q, cache, ll, {0: rho0}
+    return q, cache, ll, {0: _segment_sum(plan.nodes[0].Seg, rho0 * counts[None, :, None])}
 
 
 def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     """Exact E-step of an HBN with the class and all features observed.
+
+    The downward pass carries, for each node ``i``, ``g_i[u, s] = sum over the patterns p of
+    sub-pattern u of count_p * rho_i(p, s)`` with ``rho_i = P(H_i | f, c) / q_i``: the expected
+    counts of node ``i`` need nothing else.  ``rho`` of a hidden child is linear in ``rho_i``
+    with coefficients that depend only on ``i``'s sub-pattern, and a child's sub-pattern is a
+    function of its parent's, so ``g_child`` is computed from ``g_i`` by summing ``i``'s
+    sub-patterns into the child's: below the class no array has one row per pattern.  With
+    ``return_posteriors`` the pass carries ``rho_i`` per pattern instead (same arithmetic on
+    the patterns), which the per-pattern posteriors need.
 
     Returns
     -------
@@ -578,18 +604,14 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     """
     if not plan.tree.is_binary:
         return _hbn_estep_generic(plan, cpts, y, counts, return_posteriors)
-    q, cache, ll, rho = _hbn_class_evidence(plan, cpts, y, counts)
+    q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=return_posteriors)
     R = cpts[0].shape[0]
     stats, posts = {}, {}
     for i in plan.top_down:
         nd: _HBNNode = plan.nodes[i]
         C = cpts[i]
         W, A = cache[i]
-        r_i = rho.pop(i)
-        if return_posteriors:
-            posts[i] = r_i * q[i][:, nd.inv]
-        # g[p_i, s] = sum over the patterns of sub-pattern p_i of count * rho(s)
-        g = _segment_sum(nd.Seg, r_i * counts[None, :, None])       # (R, P_i, 2)
+        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts, i, return_posteriors)
         X = nd.offs.size
         if nd.mode == "dense":
             # N[x, s] = C[x, s] * sum_p W_p(x) g_p(s)
@@ -608,18 +630,39 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
                 D1 = (A.reshape(-1, X) @ nd.bits).reshape(R, 2, nd.P_i, nd.h).transpose(0, 2, 3, 1)
         if nd.h:
             # P(child b = 1 | f, c) = sum_s rho(s) D1[b, s]; P(child b = 0 | f, c) is its complement
-            # within P(i | f, c) summed over s (= 1 up to rounding): an absolute error ~1e-16 only
-            qi = q[i][:, nd.inv]
-            tot = r_i[..., :1] * qi[..., :1] + r_i[..., 1:] * qi[..., 1:]       # (R, P, 1)
-            Dp = D1[:, nd.inv]                                                   # (R, P, h, 2)
-            p1 = np.clip(Dp[..., 0] * r_i[..., :1] + Dp[..., 1] * r_i[..., 1:], 0.0, tot)   # (R, P, h)
+            # within P(i | f, c) summed over s (= 1 up to rounding): an absolute error ~1e-16 only.
+            # On sub-patterns (unit None) the same sums are weighted by the counts.
+            qi = q[i] if unit is None else q[i][:, unit]
+            tot = m[..., :1] * qi[..., :1] + m[..., 1:] * qi[..., 1:]            # (R, ., 1)
+            Dp = D1 if unit is None else D1[:, unit]                             # (R, ., h, 2)
+            p1 = np.clip(Dp[..., 0] * m[..., :1] + Dp[..., 1] * m[..., 1:], 0.0, tot)   # (R, ., h)
             p0 = tot - p1
             for b, c in enumerate(nd.hid_nodes):
-                pc = np.stack([p0[..., b], p1[..., b]], axis=-1)
-                rho[c] = _safe_ratio(pc, q[c][:, plan.nodes[c].inv])
+                msg[c] = _child_message(plan, nd, c, q[c], np.stack([p0[..., b], p1[..., b]], axis=-1), unit)
     if return_posteriors:
         return stats, ll, posts
     return stats, ll
+
+
+def _carrier(nd, qi, m, counts, posts, i, per_pattern):
+    """The downward message of node ``i``: ``(g, m, unit)`` with ``g`` (R, P_i, n) the
+    count-weighted sum of rho_i over each sub-pattern (what the expected counts need), ``m``
+    the message the children's are computed from and ``unit`` the pattern -> sub-pattern map if
+    ``m`` is per pattern (``per_pattern``; the posterior of ``i`` is then stored in ``posts``),
+    else None (``m`` is ``g``)."""
+    if not per_pattern:
+        return m, m, None
+    posts[i] = m * qi[:, nd.inv]
+    return _segment_sum(nd.Seg, m * counts[None, :, None]), m, nd.inv
+
+
+def _child_message(plan, nd, c, qc, pc, unit):
+    """The downward message of hidden child ``c`` from the numerators ``pc`` of its posterior:
+    per pattern (``unit`` not None) ``rho_c = pc / q_c``; on the parent's sub-patterns, ``pc``
+    summed into the child's sub-patterns, divided by ``q_c``."""
+    if unit is not None:
+        return _safe_ratio(pc, qc[:, plan.nodes[c].inv])
+    return _safe_ratio(_segment_sum(nd.child_seg[c], pc), qc)
 
 
 def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool):
@@ -627,9 +670,10 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool)
 
     For node ``i`` with ``A[s, p, x] = W_p(x) C(base_p + offs[x], s)`` (the upward pass),
     expected counts are ``N[row, s] = sum_{p, x -> row} A[s, p, x] g_p(s)`` and the posterior of
-    hidden child ``b`` in state ``t`` is ``sum_s rho(s) sum_{x: x_b = t} A[s, p, x]``.
+    hidden child ``b`` in state ``t`` is ``sum_s rho(s) sum_{x: x_b = t} A[s, p, x]``; the
+    downward messages are carried on sub-patterns as in :func:`hbn_estep`.
     """
-    q, cache, ll, rho = _hbn_class_evidence(plan, cpts, y, counts)
+    q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=return_posteriors)
     R = cpts[0].shape[0]
     stats, posts = {}, {}
     for i in plan.top_down:
@@ -638,24 +682,21 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool)
         C = cpts[i]
         n_i = C.shape[-1]
         X = nd.offs.size
-        r_i = rho.pop(i)
-        if return_posteriors:
-            posts[i] = r_i * q[i][:, nd.inv]
-        g = _segment_sum(nd.Seg, r_i * counts[None, :, None])              # (R, P_i, n_i)
+        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts, i, return_posteriors)
         if nd.mode == "generic-split":
             stats[i], D = _split_downward(nd, C, W, A, g, R)               # D: (R, P_i, sum n_b, n_i)
-            post = np.einsum("rps,rpks->rpk", r_i, D[:, nd.inv])
+            if nd.h:
+                post = np.einsum("rps,rpks->rpk", m, D if unit is None else D[:, unit])
         else:
             AG = A * np.swapaxes(g, 1, 2)[..., None]                        # (R, n_i, P_i, X)
             Bm = AG.transpose(2, 3, 0, 1).reshape(nd.P_i * X, R * n_i)
             stats[i] = (nd.ST @ Bm).reshape(-1, R, n_i).transpose(1, 0, 2)
             if nd.h:
                 D = (A.reshape(-1, X) @ nd.ind).reshape(R, n_i, nd.P_i, -1)  # (R, n_i, P_i, sum n_b)
-                post = np.einsum("rps,rspk->rpk", r_i, D[:, :, nd.inv])
+                post = np.einsum("rps,rspk->rpk", m, D if unit is None else D[:, :, unit])
         if nd.h:
             for b, c in enumerate(nd.hid_nodes):
-                pc = post[..., nd.starts[b]:nd.starts[b + 1]]
-                rho[c] = _safe_ratio(pc, q[c][:, plan.nodes[c].inv])
+                msg[c] = _child_message(plan, nd, c, q[c], post[..., nd.starts[b]:nd.starts[b + 1]], unit)
     if return_posteriors:
         return stats, ll, posts
     return stats, ll

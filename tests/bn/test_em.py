@@ -97,6 +97,30 @@ def test_hbn_wide_nodes_use_every_kernel_path():
             np.testing.assert_allclose(N[0], expect[i], atol=1e-9)
 
 
+@pytest.mark.parametrize("states", [2, 3])
+def test_sub_pattern_downward_pass_equals_the_per_pattern_pass(states):
+    # the E-step carries count-weighted sums of the downward messages on sub-patterns; the
+    # per-pattern pass (the one posteriors need) is an independent route to the same counts.
+    # A deep tree (chains of hidden nodes, every kernel mode) on 600 documents, many patterns.
+    from hbnlab.clustering import construct_tree
+
+    rng = np.random.default_rng(11)
+    y = rng.integers(0, 2, 600)
+    X = (rng.random((600, 40)) < np.where(y[:, None] == 1, 0.35, 0.15)).astype(int)
+    tree = construct_tree(X, y, B=3, clustering="avg", alpha=0.0)
+    tree = tree if states == 2 else tree.with_states(states)
+    data = em.EMData.from_documents(tree, X, y)
+    depth = max(tree.depth(i) for i in range(tree.n_nodes))
+    assert depth >= 4 and data.plan.P > 200
+    cpts = em.initial_parameters(data, 3, random_state=0)
+    agg, ll = K.hbn_estep(data.plan, cpts, data.y, data.counts)
+    per, ll2, _ = K.hbn_estep(data.plan, cpts, data.y, data.counts, return_posteriors=True)
+    np.testing.assert_array_equal(ll, ll2)
+    for i in agg:
+        np.testing.assert_allclose(agg[i], per[i], rtol=1e-11, atol=1e-11 * data.counts.sum())
+        assert np.allclose(agg[i].sum(axis=(1, 2)), data.counts.sum())
+
+
 # ----------------------------------------------------------------------------- M-step
 def test_m_step_by_hand_pseudo_count_and_zero_rows():
     counts = {0: np.array([[[3.0, 1.0], [0.0, 0.0], [0.0, 2.0]]])}
