@@ -100,6 +100,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -219,6 +220,11 @@ class EMData:
     def tree(self) -> TreeStructure:
         return self.plan.tree
 
+    @cached_property
+    def feature_ones(self) -> np.ndarray:
+        """(n_features,) weighted count of each feature's 1s (fixed during EM)."""
+        return K.feature_ones(self.plan, self.counts)
+
 
 # ============================================================================ pieces
 def initial_parameters(data: EMData, n_restarts: int, random_state=None, init=None, pseudo_count: float = 0.0):
@@ -235,7 +241,7 @@ def initial_parameters(data: EMData, n_restarts: int, random_state=None, init=No
     cpts = []
     if tree.direction == "hbn":
         n = data.counts.sum()
-        n1 = data.counts @ data.plan.U.astype(np.float64)
+        n1 = data.feature_ones
     for i in range(tree.n_nodes):
         shape = cpt_shape(tree, i)
         kind = tree.kind[i]
@@ -280,7 +286,7 @@ def e_step(data: EMData, cpts) -> SufficientStatistics:
         sub = [c[a:a + chunk] for c in cpts]
         if tree.direction == "hbn":
             stats, llc = K.hbn_estep(plan, sub, data.y, data.counts)
-            llf = llc + K.hbn_feature_loglik(plan, sub, data.counts)
+            llf = llc + K.hbn_feature_loglik(plan, sub, data.counts, data.feature_ones)
         else:
             stats, llf, llc = K.hnb_estep(plan, sub, data.y, data.counts)
         parts.append((stats, llf, llc))

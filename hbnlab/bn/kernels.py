@@ -552,10 +552,16 @@ def hbn_class_log_odds(plan: TreePlan, cpts, overrides: dict | None = None) -> n
         return _log(q0[..., 1]) - _log(q0[..., 0])
 
 
-def hbn_feature_loglik(plan: TreePlan, cpts, counts) -> np.ndarray:
-    """(R,) sum over patterns of count * sum_j log P(F_j = x_j) (the constant K of Proposition 1)."""
+def feature_ones(plan: TreePlan, counts) -> np.ndarray:
+    """(n_features,) the weighted count of x_j = 1 over the patterns."""
+    return counts @ plan.U.astype(np.float64)
+
+
+def hbn_feature_loglik(plan: TreePlan, cpts, counts, n1=None) -> np.ndarray:
+    """(R,) sum over patterns of count * sum_j log P(F_j = x_j) (the constant K of Proposition 1);
+    ``n1`` is :func:`feature_ones` of the same counts if already computed."""
     tree = plan.tree
-    n1 = counts @ plan.U.astype(np.float64)            # (n_features,) weighted count of x_j = 1
+    n1 = feature_ones(plan, counts) if n1 is None else n1
     n0 = counts.sum() - n1
     total = np.zeros(cpts[0].shape[0])
     for i in tree.feature_nodes():
