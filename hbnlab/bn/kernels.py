@@ -182,7 +182,8 @@ class _Split:
         Y[kL](s, xR) = sum_xL W_L[kL](xL) C_b(xR, xL, s)
 
     costs (#kL * 2**h + P_i * 2**hR) instead of P_i * 2**h; the downward pass is organised the
-    same way (see hbn_estep).
+    same way (see hbn_estep).  With h odd the two groups differ by one child; the larger goes to
+    the side that costs less (estimated from the numbers of keys, see :func:`_make_split`).
     """
 
     hL: int
@@ -198,21 +199,26 @@ class _Split:
     bitsR: np.ndarray     # (XR, h - hL)
 
 
-def _make_split(nd, base_ids, bases, cards=None):
+def _make_split(nd, base_ids, bases, cards=None, hL=None):
     """Index arrays of mode "split"; ``cards`` (the hidden children's numbers of states, default
     all 2) makes ``bitsL`` / ``bitsR`` one-hot state indicators (column ``off_b + t``: child ``b``
-    in state ``t``) instead of the bits."""
+    in state ``t``) instead of the bits.  The left group has ``hL`` children; by default h // 2
+    or h - h // 2, whichever costs less by the count of elements below."""
     h = nd.h
-    hL = h // 2
-    if cards is None:
-        XL, XR = 2**hL, 2 ** (h - hL)
-    else:
-        XL, XR = int(np.prod(cards[:hL])), int(np.prod(cards[hL:]))
+    binary = cards is None
+    cards = np.full(h, 2, dtype=np.int64) if cards is None else np.asarray(cards, dtype=np.int64)
     cols = [nd.child_map[c] for c in nd.hid_nodes]
-    keyL = np.column_stack([base_ids] + cols[:hL])
-    keyR = np.column_stack([base_ids] + cols[hL:])
-    _, repL, kL = np.unique(keyL, axis=0, return_index=True, return_inverse=True)
-    _, repR, kR = np.unique(keyR, axis=0, return_index=True, return_inverse=True)
+    best = None
+    for left in sorted({h // 2, h - h // 2}) if hL is None else [hL]:
+        # per restart: the tables Y and V, one row per key and X entries each, and the arrays
+        # over the sub-patterns (Z, H, ZL and the child posteriors) of XR or XL entries
+        XL, XR = int(np.prod(cards[:left])), int(np.prod(cards[left:]))
+        keyL = np.unique(np.column_stack([base_ids] + cols[:left]), axis=0, return_index=True, return_inverse=True)
+        keyR = np.unique(np.column_stack([base_ids] + cols[left:]), axis=0, return_index=True, return_inverse=True)
+        cost = XL * XR * (keyL[1].size + keyR[1].size) + base_ids.size * (XR * (6 + h - left) + XL * (4 + left))
+        if best is None or cost < best[0]:
+            best = (cost, left, XL, XR, keyL, keyR)
+    _, hL, XL, XR, (_, repL, kL), (_, repR, kR) = best
     kL, kR = kL.ravel(), kR.ravel()
     bL, bR = base_ids[repL], base_ids[repR]              # sorted: the block id is the first column
     offs = nd.offs.reshape(XR, XL)
@@ -222,7 +228,7 @@ def _make_split(nd, base_ids, bases, cards=None):
         aR, zR = np.searchsorted(bR, [b, b + 1])
         blocks.append((base + offs, int(aL), int(zL), int(aR), int(zR)))
     SegL = sp.csr_matrix((np.ones(kL.size), (kL, np.arange(kL.size))), shape=(repL.size, kL.size))
-    if cards is None:
+    if binary:
         xs = np.arange(max(XL, XR))
         bitsL = ((xs[:XL, None] >> np.arange(hL)) & 1).astype(np.float64)
         bitsR = ((xs[:XR, None] >> np.arange(h - hL)) & 1).astype(np.float64)

@@ -362,3 +362,26 @@ def test_fit_em_with_pseudo_count_stops_on_the_map_objective(direction):
     objective = stats.log_likelihood[0] + a * sum(np.log(cpts[i]).sum() for i in stats.counts)
     assert res.log_likelihood == pytest.approx(objective, rel=1e-9)
     assert res.full_log_likelihood[best] == pytest.approx(stats.log_likelihood[0], rel=1e-9)
+
+
+def test_split_nodes_give_the_same_counts_with_either_group_sizes():
+    # a node with an odd number of hidden children can put the larger group on either side (the
+    # plan picks the cheaper); both must give the brute-force counts
+    tree = TreeStructure.from_nested([[[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], 10], 11])
+    rng = np.random.default_rng(9)
+    p = O.random_params(tree, rng)
+    X = rng.integers(0, 2, (60, tree.n_features))
+    y = rng.integers(0, 2, 60)
+    expect = O.expected_counts(p, X, y)
+    data = em.EMData.from_documents(tree, X, y)
+    nd = data.plan.nodes[tree.children(0)[0]]
+    assert nd.mode == "split" and nd.h == 5
+    base = (data.plan.U[:, nd.feat_cols].astype(np.int64) << nd.feat_pos).sum(axis=1)
+    for hL in (2, 3):
+        rep = np.unique(nd.inv, return_index=True)[1]
+        bases, base_ids = np.unique(base[rep], return_inverse=True)
+        nd.split = K._make_split(nd, base_ids.ravel(), bases, hL=hL)
+        assert nd.split.hL == hL
+        stats = em.e_step(data, _batched([p]))
+        for i, N in stats.counts.items():
+            np.testing.assert_allclose(N[0], expect[i], atol=1e-9)
