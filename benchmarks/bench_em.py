@@ -49,6 +49,11 @@ CPU seconds per iteration over hbnlab's, one restart each: no credit for batchin
 ratio for one EM iteration of one restart): the two differ by the number of iterations each model
 needs to meet the stopping rule.
 
+Before each row of a tree, one HBN E-step of 64 restarts is timed with the downward messages
+carried on sub-patterns (hbnlab's E-step) and per pattern (the same counts by the per-document
+route, ``hbn_estep(per_pattern=True)``), side by side; the lines
+``estep_per_pattern_over_sub_pattern_cpu_min[<n> terms]=`` give the smallest ratio per term count.
+
 ``--variants`` fits HBN-AVG (64 restarts) with every stopping rule x criterion and prints test
 breakeven (thesis Table 4.10 protocol), EM iterations and CPU seconds for ``--variant-classes``.
 """
@@ -69,6 +74,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from hbnlab.bn import em
+from hbnlab.bn import kernels as K
 from hbnlab.bn.kernels import collapse_patterns
 from hbnlab.clustering import construct_tree
 
@@ -305,6 +311,28 @@ def bench_variants(ic, classes):
 
 
 # ----------------------------------------------------------------------------- main
+def estep_passes(tree, X, y, repeats):
+    """CPU of one E-step of 64 restarts (the chunks of restarts of :func:`hbnlab.bn.em.e_step`)
+    with the downward messages carried on sub-patterns (hbnlab's E-step) and per pattern
+    (``hbn_estep(per_pattern=True)``, the same counts by the per-document route): ``(sub,
+    per)`` spreads."""
+    data = em.EMData.from_documents(tree, X, y)
+    cpts = em.initial_parameters(data, 64, random_state=0)
+    plan, chunk = data.plan, data.plan.restart_chunk(64)
+
+    def run(per_pattern):
+        c0 = time.process_time()
+        for a in range(0, 64, chunk):
+            K.hbn_estep(plan, [c[a:a + chunk] for c in cpts], data.y, data.counts, per_pattern=per_pattern)
+        return time.process_time() - c0
+
+    sub, per = [], []
+    for _ in range(repeats):
+        sub.append(run(False))
+        per.append(run(True))
+    return spread(sub), spread(per)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reuters-dir", default=os.environ.get("HBNLAB_REUTERS_DIR"))
@@ -375,6 +403,7 @@ def main(argv=None):
               f"{'MFLOP/r-iter':>12s} {'GFLOP/s':>7s} {'of peak':>7s}")
         hnb_ratios = {k: [] for k in strategies}
         hbn_secs = {k: {} for k in strategies}
+        passes = {}
         for n_terms in terms:
             Xn, yn, nn = select(ic, n_terms)
             for clustering in clusterings:
@@ -383,6 +412,11 @@ def main(argv=None):
                                       feature_names=nn, class_name="tradeTOPIC")
                 t_tree = time.process_time() - c0
                 reps = max(1, args.repeats // 2)
+                sub, per = estep_passes(tree, Xn, yn, reps + 1)
+                passes[(n_terms, clustering)] = per["median"] / sub["median"]
+                print(f"{n_terms:5d} {clustering:5s} one HBN E-step of 64 restarts: messages on sub-patterns "
+                      f"{fmt(sub, 1, 's')}, per pattern {fmt(per, 1, 's')} -> "
+                      f"{passes[(n_terms, clustering)]:.2f}x", flush=True)
                 for strategy in strategies:
                     hbn, its, res = whole_classifier(tree, Xn, yn, reps, strategy)
                     hnb, _, res_n = whole_classifier(tree.with_direction("hnb"), Xn, yn, reps, strategy)
@@ -410,6 +444,9 @@ def main(argv=None):
             print(f"hbn_whole_fit_cpu_max[{strategy},{n_terms} terms]={max(secs):.2f}")
         if strategy != "plain":
             print(f"hnb_over_hbn_cpu[{strategy}]={max(hnb_ratios[strategy]):.2f}")
+    for n_terms in terms:
+        got = [v for (n, _), v in passes.items() if n == n_terms]
+        print(f"estep_per_pattern_over_sub_pattern_cpu_min[{n_terms} terms]={min(got):.2f}")
     print(f"hnb_over_hbn_cpu={max(hnb_ratios['plain']):.2f}" if hnb_ratios.get("plain") else "hnb_over_hbn_cpu=nan")
 
 

@@ -596,7 +596,7 @@ def _hbn_class_evidence(plan: TreePlan, cpts, y, counts, per_pattern: bool = Fal
     return q, cache, ll, {0: _segment_sum(plan.nodes[0].Seg, rho0 * counts[None, :, None])}
 
 
-def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
+def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, per_pattern: bool | None = None):
     """Exact E-step of an HBN with the class and all features observed.
 
     The downward pass carries, for each node ``i``, ``g_i[u, s] = sum over the patterns p of
@@ -605,8 +605,9 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     with coefficients that depend only on ``i``'s sub-pattern, and a child's sub-pattern is a
     function of its parent's, so ``g_child`` is computed from ``g_i`` by summing ``i``'s
     sub-patterns into the child's: below the class no array has one row per pattern.  With
-    ``return_posteriors`` the pass carries ``rho_i`` per pattern instead (same arithmetic on
-    the patterns), which the per-pattern posteriors need.
+    ``per_pattern`` (the default if ``return_posteriors``, which needs it) the pass carries
+    ``rho_i`` per pattern instead: the same arithmetic on the patterns, an independent route to
+    the same counts.
 
     Returns
     -------
@@ -614,16 +615,19 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False):
     ll_conditional : (R,) sum_p count_p log P(c_p | f_p)
     posteriors : dict node -> (R, P, 2) P(node | f, c), inner nodes (only if ``return_posteriors``)
     """
+    per_pattern = return_posteriors if per_pattern is None else bool(per_pattern)
+    if return_posteriors and not per_pattern:
+        raise ValueError("posteriors are per pattern: return_posteriors needs per_pattern")
     if not plan.tree.is_binary:
-        return _hbn_estep_generic(plan, cpts, y, counts, return_posteriors)
-    q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=return_posteriors)
+        return _hbn_estep_generic(plan, cpts, y, counts, return_posteriors, per_pattern)
+    q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=per_pattern)
     R = cpts[0].shape[0]
     stats, posts = {}, {}
     for i in plan.top_down:
         nd: _HBNNode = plan.nodes[i]
         C = cpts[i]
         W, A = cache[i]
-        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts, i, return_posteriors)
+        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, i, per_pattern)
         X = nd.offs.size
         if nd.mode == "dense":
             # N[x, s] = C[x, s] * sum_p W_p(x) g_p(s)
@@ -660,11 +664,12 @@ def _carrier(nd, qi, m, counts, posts, i, per_pattern):
     """The downward message of node ``i``: ``(g, m, unit)`` with ``g`` (R, P_i, n) the
     count-weighted sum of rho_i over each sub-pattern (what the expected counts need), ``m``
     the message the children's are computed from and ``unit`` the pattern -> sub-pattern map if
-    ``m`` is per pattern (``per_pattern``; the posterior of ``i`` is then stored in ``posts``),
-    else None (``m`` is ``g``)."""
+    ``m`` is per pattern (``per_pattern``; the posterior of ``i`` is then stored in ``posts``
+    unless that is None), else None (``m`` is ``g``)."""
     if not per_pattern:
         return m, m, None
-    posts[i] = m * qi[:, nd.inv]
+    if posts is not None:
+        posts[i] = m * qi[:, nd.inv]
     return _segment_sum(nd.Seg, m * counts[None, :, None]), m, nd.inv
 
 
@@ -677,7 +682,7 @@ def _child_message(plan, nd, c, qc, pc, unit):
     return _safe_ratio(_segment_sum(nd.child_seg[c], pc), qc)
 
 
-def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool):
+def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool, per_pattern: bool):
     """:func:`hbn_estep` for a tree with k-state hidden nodes (every node in mode "generic").
 
     For node ``i`` with ``A[s, p, x] = W_p(x) C(base_p + offs[x], s)`` (the upward pass),
@@ -685,7 +690,7 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool)
     hidden child ``b`` in state ``t`` is ``sum_s rho(s) sum_{x: x_b = t} A[s, p, x]``; the
     downward messages are carried on sub-patterns as in :func:`hbn_estep`.
     """
-    q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=return_posteriors)
+    q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=per_pattern)
     R = cpts[0].shape[0]
     stats, posts = {}, {}
     for i in plan.top_down:
@@ -694,7 +699,7 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool)
         C = cpts[i]
         n_i = C.shape[-1]
         X = nd.offs.size
-        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts, i, return_posteriors)
+        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, i, per_pattern)
         if nd.mode == "generic-split":
             stats[i], D = _split_downward(nd, C, W, A, g, R)               # D: (R, P_i, sum n_b, n_i)
             if nd.h:

@@ -114,8 +114,10 @@ def test_sub_pattern_downward_pass_equals_the_per_pattern_pass(states):
     assert depth >= 4 and data.plan.P > 200
     cpts = em.initial_parameters(data, 3, random_state=0)
     agg, ll = K.hbn_estep(data.plan, cpts, data.y, data.counts)
-    per, ll2, _ = K.hbn_estep(data.plan, cpts, data.y, data.counts, return_posteriors=True)
+    per, ll2 = K.hbn_estep(data.plan, cpts, data.y, data.counts, per_pattern=True)
     np.testing.assert_array_equal(ll, ll2)
+    with pytest.raises(ValueError, match="per_pattern"):
+        K.hbn_estep(data.plan, cpts, data.y, data.counts, return_posteriors=True, per_pattern=False)
     for i in agg:
         np.testing.assert_allclose(agg[i], per[i], rtol=1e-11, atol=1e-11 * data.counts.sum())
         assert np.allclose(agg[i].sum(axis=(1, 2)), data.counts.sum())
