@@ -152,8 +152,10 @@ class _HBNNode:
     Fd: np.ndarray = None          # (P_i, f) float 0/1 values of the feature children
     mode: str = "dense"            # "dense" (f = 0, h < 3), "gather" (f > 0, h < 3), "split" (h >= 3),
                                    # "generic" (a tree with k-state hidden nodes, see _generic_hbn_node)
-    idx: np.ndarray = None         # (P_i, X) full configuration index ("gather")
-    ST: sp.csr_matrix = None       # (2**k, P_i * X) scatter matrix for expected counts ("gather")
+    idx: np.ndarray = None         # (P_i, X) full configuration index ("gather", "generic")
+    runs: np.ndarray = None        # start of each run of sub-patterns with the same base ("gather")
+    run_rows: np.ndarray = None    # (runs, X) the table rows of each run ("gather")
+    ST: sp.csr_matrix = None       # (rows, P_i * X) scatter matrix for expected counts ("generic")
     Seg: sp.csr_matrix = None      # (P_i, P) sums patterns into sub-patterns
     split: _Split = None           # index arrays of mode "split"
     ind: np.ndarray = None         # (X, sum of the hidden children's states) one-hot ("generic")
@@ -364,9 +366,9 @@ class TreePlan:
                 elif nd.f:
                     nd.mode = "gather"
                     nd.idx = base[:, None] + offs[None, :]
-                    rows = np.arange(nd.P_i * offs.size)
-                    S = sp.csr_matrix((np.ones(rows.size), (rows, nd.idx.ravel())), shape=(rows.size, 2**nd.k))
-                    nd.ST = S.T.tocsr()
+                    # the sub-patterns are sorted by base: runs of equal base share table rows
+                    run_bases, nd.runs = np.unique(base, return_index=True)
+                    nd.run_rows = run_bases[:, None] + offs[None, :]
                 self.nodes[i] = nd
             else:
                 nd = _HNBNode(i, tuple(ch[j] for j in fpos), fcols, tuple(ch[j] for j in hpos))
@@ -409,6 +411,19 @@ def _safe_ratio(num, den):
 def _log(a):
     with np.errstate(divide="ignore"):
         return np.log(a)
+
+
+def _sum_last(a):
+    """``a.sum(axis=-1)`` for the short last axes of the kernels, where numpy's reduction costs
+    several times an add of slices or a matrix-vector product.  Below 8 terms the slices are
+    added one after the other, numpy's own order for so few terms (the same bits)."""
+    n = a.shape[-1]
+    if n < 8:
+        out = a[..., 0].copy()
+        for j in range(1, n):
+            out += a[..., j]
+        return out
+    return a @ np.ones(n) if n <= 32 else a.sum(axis=-1)
 
 
 def _outer(dists):
@@ -467,7 +482,7 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
             A = np.swapaxes(C, 1, 2)[:, :, nd.idx]                 # (R, n_i, P_i, X)
             if W is not None:
                 A = A * W[:, None]
-            qi = np.swapaxes(A.sum(axis=-1), 1, 2)
+            qi = np.swapaxes(_sum_last(A), 1, 2)
         else:
             W = _outer([q[c][:, nd.child_map[c], :] for c in nd.hid_nodes])
             A = None
@@ -477,7 +492,7 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
                 A = np.swapaxes(C, 1, 2)[:, :, nd.idx]             # (R, 2, P_i, X)
                 if W is not None:
                     A = A * W[:, None]
-                qi = np.swapaxes(A.sum(axis=-1), 1, 2)
+                qi = np.swapaxes(_sum_last(A), 1, 2)
         if i in overrides:
             qi = np.broadcast_to(overrides[i], qi.shape)
         q[i] = qi
@@ -499,7 +514,7 @@ def _split_upward(nd, C, q, R):
             Cb = C[:, rows, :].transpose(0, 2, 3, 1).reshape(R, sp_.XL, n * sp_.XR)
             Y[:, aL:zL] = (WL[:, aL:zL] @ Cb).reshape(R, zL - aL, n, sp_.XR)
     Z = Y[:, sp_.kL] * WR[:, sp_.kR, None, :]                     # (R, P_i, 2, XR)
-    return Z.sum(axis=-1), (WL, WR), (Y, Z)
+    return _sum_last(Z), (WL, WR), (Y, Z)
 
 
 def _split_downward(nd, C, W, A, g, R):
@@ -639,10 +654,13 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
         elif nd.mode == "split":
             stats[i], D1 = _split_downward(nd, C, W, A, g, R)
         else:
-            AG = A * np.swapaxes(g, 1, 2)[..., None]                 # (R, 2, P_i, X)
-            Bm = AG.transpose(2, 3, 0, 1).reshape(nd.P_i * X, R * 2)
-            stats[i] = (nd.ST @ Bm).reshape(2**nd.k, R, 2).transpose(1, 0, 2)
-            if nd.h:
+            # N[base + offs[x], s] = sum over the sub-patterns of a run of A[s, p, x] g_p(s)
+            red = np.add.reduceat(A * np.swapaxes(g, 1, 2)[..., None], nd.runs, axis=2)   # (R, 2, runs, X)
+            stats[i] = np.zeros((R, 2**nd.k, 2))
+            stats[i][:, nd.run_rows] = red.transpose(0, 2, 3, 1)
+            if nd.h == 1:
+                D1 = A[..., 1:].transpose(0, 2, 3, 1)                # bits = [[0], [1]]
+            elif nd.h:
                 D1 = (A.reshape(-1, X) @ nd.bits).reshape(R, 2, nd.P_i, nd.h).transpose(0, 2, 3, 1)
         if nd.h:
             # P(child b = 1 | f, c) = sum_s rho(s) D1[b, s]; P(child b = 0 | f, c) is its complement
