@@ -188,7 +188,7 @@ def node_distributions(params: TreeParameters, X, y=None) -> list:
         else:
             post_root = np.zeros((1, P, 2))
             post_root[0, np.arange(P), data.y.astype(np.int64)] = 1.0
-        post, _ = K.hnb_downward(plan, cpts, lam, msg, post_root)
+        post = K.hnb_downward(plan, cpts, lam, msg, post_root)
         for i in plan.bottom_up:
             p = post[i][0]
             tot = p.sum(axis=1, keepdims=True)

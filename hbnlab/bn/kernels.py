@@ -248,7 +248,12 @@ class _HNBNode:
     feat_children: tuple  # node ids of the feature children
     feat_cols: np.ndarray
     hid_nodes: tuple
-    Uf: np.ndarray | None = None   # (P, f) float 0/1 of the feature children's columns
+    Uf: np.ndarray | None = None   # (P_i, f) float 0/1 of the feature children's columns
+    Uf0: np.ndarray | None = None  # 1 - Uf
+    inv: np.ndarray = None         # (P,) pattern -> sub-pattern (distinct rows of the features under the node)
+    P_i: int = 0
+    child_map: dict = None         # hidden child c -> (P_i,) index into c's sub-patterns
+    child_seg: dict = None         # hidden child c -> (P_c, P_i) csr: sums sub-patterns into c's
 
 
 def _child_segments(nd, nodes) -> dict:
@@ -372,8 +377,13 @@ class TreePlan:
                 self.nodes[i] = nd
             else:
                 nd = _HNBNode(i, tuple(ch[j] for j in fpos), fcols, tuple(ch[j] for j in hpos))
+                nd.inv, rep = _unique_rows(self.U[:, features_under(tree, i)])
+                nd.P_i = rep.size
+                nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
+                nd.child_seg = _child_segments(nd, self.nodes)
                 if fcols.size:
-                    nd.Uf = self.U[:, fcols].astype(np.float64)
+                    nd.Uf = self.U[rep][:, fcols].astype(np.float64)
+                    nd.Uf0 = 1.0 - nd.Uf
                 self.nodes[i] = nd
         if self.direction == "hbn":
             sizes = [4 * self.P]
@@ -739,7 +749,8 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool,
 
 # ============================================================================ HNB
 def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
-    """(R, P, 2) sum over the feature children j of log P(F_j = x_pj | node = s), floored."""
+    """(R, P_i, 2) sum over the feature children j of log P(F_j = x_j | node = s) on the node's
+    sub-patterns, floored."""
     if not nd.feat_children:
         return None
     A = np.stack([cpts[c] for c in nd.feat_children], axis=1)        # (R, f, 2[s], 2[x])
@@ -749,7 +760,7 @@ def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
     L0 = L[..., 0].sum(axis=1)                                         # (R, n)
     D = (L[..., 1] - L[..., 0]).transpose(1, 0, 2).reshape(f, R * n)   # (f, R * n)
     LU = (nd.Uf @ D).reshape(-1, R, n).transpose(1, 0, 2)              # one matrix product
-    return L0[:, None, :] + LU                                         # (R, P, n)
+    return L0[:, None, :] + LU                                         # (R, P_i, n)
 
 
 def _times_cpt_t(a, C):
@@ -766,19 +777,10 @@ def _times_cpt(a, C):
     return a[..., :1] * C[:, None, 0, :] + a[..., 1:] * C[:, None, 1, :]
 
 
-def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
-    """Upward (lambda) pass of an HNB.
-
-    ``removed`` lists nodes whose subtree evidence is dropped (their message to the node
-    above is 1): used for subtree contributions.
-
-    Returns
-    -------
-    loglam : dict node -> (R, P, 2) exact log P(features under node | node = s)
-    lam : dict node -> (R, P, 2) lambda scaled so that its max over s is 1
-    msg : dict hidden node -> (R, P, 2) message to the node above, P(evidence under i | up = s)
-          computed from the scaled ``lam`` (same scale)
-    """
+def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
+    """Upward (lambda) pass of an HNB on sub-patterns: the arrays of node ``i`` have one row per
+    distinct row of the features under ``i`` (``plan.nodes[i].inv`` maps patterns to them),
+    since its lambda depends on nothing else.  See :func:`hnb_upward` for the arrays."""
     tree = plan.tree
     loglam, lam, msg, scale = {}, {}, {}, {}
     for i in plan.bottom_up:
@@ -796,11 +798,11 @@ def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
         for c in nd.hid_nodes:
             if c in removed:
                 continue
-            lm = _log(msg[c]) + scale[c]               # undo the scaling of lam[c]
+            lm = (_log(msg[c]) + scale[c])[:, nd.child_map[c]]    # undo the scaling of lam[c]
             total = lm if total is None else total + lm
         if total is None:
             R = cpts[0].shape[0]
-            total = np.zeros((R, plan.P, tree.cardinality(i)))
+            total = np.zeros((R, nd.P_i, tree.cardinality(i)))
         loglam[i] = total
         mx = np.maximum(total[..., :1], total[..., 1:]) if total.shape[-1] == 2 else total.max(axis=-1, keepdims=True)
         mx[~np.isfinite(mx)] = 0.0
@@ -811,43 +813,52 @@ def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
     return loglam, lam, msg
 
 
+def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
+    """Upward (lambda) pass of an HNB, per pattern.
+
+    ``removed`` lists nodes whose subtree evidence is dropped (their message to the node
+    above is 1): used for subtree contributions.
+
+    Returns
+    -------
+    loglam : dict node -> (R, P, 2) exact log P(features under node | node = s)
+    lam : dict node -> (R, P, 2) lambda scaled so that its max over s is 1
+    msg : dict hidden node -> (R, P, 2) message to the node above, P(evidence under i | up = s)
+          computed from the scaled ``lam`` (same scale)
+    """
+    out = hnb_upward_sub(plan, cpts, removed)
+    return tuple({i: a[:, plan.nodes[i].inv] for i, a in d.items()} for d in out)
+
+
 def _hnb_root_logjoint(cpts, loglam0):
     return _log(cpts[0])[:, None, :] + loglam0             # (R, P, 2) log P(C = s, f)
 
 
-def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root, counts=None):
-    """Posteriors of every inner node given the root posterior; expected family counts if
-    ``counts`` is given.  Returns (posteriors dict, stats dict)."""
+def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root):
+    """Posteriors of every inner node given the root posterior (per pattern, the arrays of
+    :func:`hnb_upward`): a dict node -> (R, P, n)."""
     post = {0: post_root}
-    stats = {}
-    R = post_root.shape[0]
     for u in plan.top_down:
-        nd: _HNBNode = plan.nodes[u]
         pu = post[u]
-        if counts is not None and nd.feat_children:
-            n_u = pu.shape[-1]
-            pc = np.swapaxes(pu * counts[None, :, None], 1, 2).reshape(R * n_u, -1)   # (R * n_u, P)
-            n1 = (pc @ nd.Uf).reshape(R, n_u, -1)                        # (R, n_u, f)
-            n0 = (pc @ (1.0 - nd.Uf)).reshape(R, n_u, -1)
-            for j, c in enumerate(nd.feat_children):
-                stats[c] = np.stack([n0[..., j], n1[..., j]], axis=-1)  # (R, 2[s_u], 2[x])
-        for c in nd.hid_nodes:
+        for c in plan.nodes[u].hid_nodes:
             ratio = _safe_ratio(pu, msg[c])                            # P(u | e) / m_{c->u}(u)
-            Cc = cpts[c]
-            post[c] = lam[c] * _times_cpt(ratio, Cc)
-            if counts is not None:
-                rc = np.swapaxes(ratio * counts[None, :, None], 1, 2)   # (R, 2, P)
-                stats[c] = Cc * (rc @ lam[c])
-    return post, stats
+            post[c] = lam[c] * _times_cpt(ratio, cpts[c])
+    return post
 
 
 def hnb_estep(plan: TreePlan, cpts, y, counts):
     """Exact E-step of an HNB with the class and the features observed.
 
+    The downward pass carries ``Q_u[v, s] = sum over the patterns p of sub-pattern v of
+    count_p P(u = s | e_p)``: the posterior of a hidden child is linear in its parent's with
+    coefficients (its lambda and message) that depend only on the child's sub-pattern, a
+    function of the parent's, and the expected counts need only these sums.
+
     Returns (stats, ll_full, ll_conditional); ``stats[0]`` is the (R, 2) class count.
     """
-    loglam, lam, msg = hnb_upward(plan, cpts)
-    lj = _hnb_root_logjoint(cpts, loglam[0])                           # (R, P, 2)
+    loglam, lam, msg = hnb_upward_sub(plan, cpts)
+    root = plan.nodes[0]
+    lj = _hnb_root_logjoint(cpts, loglam[0])[:, root.inv]              # (R, P, 2)
     R, P = lj.shape[:2]
     yi = y.astype(np.int64)
     lc = lj[:, np.arange(P), yi]
@@ -856,14 +867,32 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
     ll_cond = (counts * (lc - lse)).sum(axis=1)
     onehot = np.zeros((P, 2))
     onehot[np.arange(P), yi] = 1.0
-    post_root = np.broadcast_to(onehot, (R, P, 2)).copy()
-    _, stats = hnb_downward(plan, cpts, lam, msg, post_root, counts)
-    stats[0] = np.broadcast_to(counts @ onehot, (R, 2)).copy()
+    weighted = counts[:, None] * onehot
+    Q0 = np.zeros((root.P_i, 2))
+    np.add.at(Q0, root.inv, weighted)
+    Q = {0: np.broadcast_to(Q0, (R, root.P_i, 2))}
+    stats = {0: np.broadcast_to(counts @ onehot, (R, 2)).copy()}
+    for u in plan.top_down:
+        nd: _HNBNode = plan.nodes[u]
+        Qu = Q.pop(u)
+        if nd.feat_children:
+            n_u = Qu.shape[-1]
+            pc = np.swapaxes(Qu, 1, 2).reshape(R * n_u, -1)                # (R * n_u, P_u)
+            n1 = (pc @ nd.Uf).reshape(R, n_u, -1)                          # (R, n_u, f)
+            n0 = (pc @ nd.Uf0).reshape(R, n_u, -1)
+            for j, c in enumerate(nd.feat_children):
+                stats[c] = np.stack([n0[..., j], n1[..., j]], axis=-1)    # (R, 2[s_u], 2[x])
+        for c in nd.hid_nodes:
+            # sum_p count_p P(u | e_p) / m_{c->u}(u) over the child's sub-patterns
+            ratio = _safe_ratio(_segment_sum(nd.child_seg[c], Qu), msg[c])   # (R, P_c, n_u)
+            Cc = cpts[c]
+            stats[c] = Cc * (np.swapaxes(ratio, 1, 2) @ lam[c])
+            Q[c] = lam[c] * _times_cpt(ratio, Cc)
     return stats, ll_full, ll_cond
 
 
 __all__ = [
     "PatternData", "collapse_patterns", "binary_dense", "TreePlan",
     "hbn_upward", "hbn_estep", "hbn_class_log_odds", "hbn_feature_loglik",
-    "hnb_upward", "hnb_downward", "hnb_estep", "LOG_FLOOR",
+    "hnb_upward", "hnb_upward_sub", "hnb_downward", "hnb_estep", "LOG_FLOOR",
 ]

@@ -123,6 +123,41 @@ def test_sub_pattern_downward_pass_equals_the_per_pattern_pass(states):
         assert np.allclose(agg[i].sum(axis=(1, 2)), data.counts.sum())
 
 
+@pytest.mark.parametrize("states", [2, 3])
+def test_hnb_sub_pattern_e_step_equals_per_pattern_family_posteriors(states):
+    # the HNB E-step sums the downward posteriors over sub-patterns; here the expected counts are
+    # rebuilt from the per-pattern posteriors (hnb_downward) and the family formula
+    # P(u, c | e) = P(u | e) / m_{c->u}(u) * P(c | u) * lambda_c(c), on a deep tree with many patterns
+    from hbnlab.clustering import construct_tree
+
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, 600)
+    X = (rng.random((600, 40)) < np.where(y[:, None] == 1, 0.35, 0.15)).astype(int)
+    tree = construct_tree(X, y, B=3, clustering="avg", alpha=0.0).with_direction("hnb")
+    tree = tree if states == 2 else tree.with_states(states)
+    data = em.EMData.from_documents(tree, X, y)
+    plan, counts = data.plan, data.counts
+    assert max(tree.depth(i) for i in range(tree.n_nodes)) >= 4 and plan.P > 200
+    assert min(nd.P_i for nd in plan.nodes.values()) < plan.P / 10
+    cpts = em.initial_parameters(data, 3, random_state=0)
+    stats, llf, llc = K.hnb_estep(plan, cpts, data.y, counts)
+    _, lam, msg = K.hnb_upward(plan, cpts)
+    onehot = np.eye(2)[data.y.astype(int)]
+    post = K.hnb_downward(plan, cpts, lam, msg, np.broadcast_to(onehot, (3, plan.P, 2)).copy())
+    total = counts.sum()
+    for u in plan.top_down:
+        nd = plan.nodes[u]
+        for c in nd.hid_nodes:
+            ratio = np.divide(post[u], msg[c], out=np.zeros_like(post[u]), where=msg[c] > 0)
+            fam = ratio[..., :, None] * cpts[c][:, None] * lam[c][..., None, :]        # (R, P, n_u, n_c)
+            np.testing.assert_allclose(stats[c], np.einsum("p,rpst->rst", counts, fam), rtol=1e-10, atol=1e-10 * total)
+        for j, c in enumerate(nd.feat_children):
+            x = plan.U[:, nd.feat_cols[j]].astype(float)
+            want = np.stack([np.einsum("p,rps->rs", counts * (1 - x), post[u]),
+                             np.einsum("p,rps->rs", counts * x, post[u])], axis=-1)
+            np.testing.assert_allclose(stats[c], want, rtol=1e-10, atol=1e-10 * total)
+
+
 # ----------------------------------------------------------------------------- M-step
 def test_m_step_by_hand_pseudo_count_and_zero_rows():
     counts = {0: np.array([[[3.0, 1.0], [0.0, 0.0], [0.0, 2.0]]])}
