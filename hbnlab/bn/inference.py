@@ -62,8 +62,7 @@ def class_log_odds(params: TreeParameters, X) -> np.ndarray:
     if params.direction == "hbn":
         lo = K.hbn_class_log_odds(plan, cpts)[0]
     else:
-        loglam, _, _ = K.hnb_upward(plan, cpts)
-        lj = K._hnb_root_logjoint(cpts, loglam[0])[0]
+        lj = K.hnb_root_logjoint(plan, cpts)[0]
         with np.errstate(invalid="ignore"):
             lo = lj[:, 1] - lj[:, 0]
     return lo[data.inverse]
@@ -95,8 +94,7 @@ def log_likelihood(params: TreeParameters, X, y, *, conditional: bool = False, p
         if not conditional:
             lp = lp + _hbn_feature_logprob(params, data.U)
     else:
-        loglam, _, _ = K.hnb_upward(plan, cpts)
-        lj = K._hnb_root_logjoint(cpts, loglam[0])[0]
+        lj = K.hnb_root_logjoint(plan, cpts)[0]
         lp = lj[np.arange(P), yi]
         if conditional:
             lp = lp - np.logaddexp(lj[:, 0], lj[:, 1])
@@ -235,8 +233,7 @@ def subtree_contributions(params: TreeParameters, X, nodes=None):
                 out[:, col] = full - K.hbn_class_log_odds(plan, cpts, over)[0]
         else:
             def lo(removed):
-                loglam, _, _ = K.hnb_upward(plan, cpts, frozenset(removed))
-                lj = K._hnb_root_logjoint(cpts, loglam[0])[0]
+                lj = K.hnb_root_logjoint(plan, cpts, frozenset(removed))[0]
                 return lj[:, 1] - lj[:, 0]
 
             full = lo(())

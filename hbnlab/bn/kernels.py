@@ -834,6 +834,12 @@ def _hnb_root_logjoint(cpts, loglam0):
     return _log(cpts[0])[:, None, :] + loglam0             # (R, P, 2) log P(C = s, f)
 
 
+def hnb_root_logjoint(plan: TreePlan, cpts, removed: frozenset = frozenset()):
+    """(R, P, 2) log P(C = s, f) per pattern (the evidence under the ``removed`` nodes dropped)."""
+    loglam, _, _ = hnb_upward_sub(plan, cpts, removed)
+    return _hnb_root_logjoint(cpts, loglam[0][:, plan.nodes[0].inv])
+
+
 def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root):
     """Posteriors of every inner node given the root posterior (per pattern, the arrays of
     :func:`hnb_upward`): a dict node -> (R, P, n)."""
@@ -858,7 +864,7 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
     """
     loglam, lam, msg = hnb_upward_sub(plan, cpts)
     root = plan.nodes[0]
-    lj = _hnb_root_logjoint(cpts, loglam[0])[:, root.inv]              # (R, P, 2)
+    lj = _hnb_root_logjoint(cpts, loglam[0][:, root.inv])              # (R, P, 2)
     R, P = lj.shape[:2]
     yi = y.astype(np.int64)
     lc = lj[:, np.arange(P), yi]
@@ -894,5 +900,5 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
 __all__ = [
     "PatternData", "collapse_patterns", "binary_dense", "TreePlan",
     "hbn_upward", "hbn_estep", "hbn_class_log_odds", "hbn_feature_loglik",
-    "hnb_upward", "hnb_upward_sub", "hnb_downward", "hnb_estep", "LOG_FLOOR",
+    "hnb_upward", "hnb_upward_sub", "hnb_root_logjoint", "hnb_downward", "hnb_estep", "LOG_FLOOR",
 ]
