@@ -5,7 +5,8 @@ and multi-restart EM (thesis ch. 2-3).
 * :mod:`hbnlab.bn.params` -- :class:`TreeParameters` (the conditional probability tables);
 * :mod:`hbnlab.bn.inference` -- class posteriors, node marginals, subtree contributions;
 * :mod:`hbnlab.bn.em` -- :func:`fit_em` with e_step / m_step pieces;
-* :mod:`hbnlab.bn.kernels` -- the vectorized message-passing kernels behind both.
+* :mod:`hbnlab.bn.kernels` -- the vectorized message-passing kernels behind both (HBN; the
+  HNB's in :mod:`hbnlab.bn.hnb_kernels`).
 
 Names are imported lazily so that ``import hbnlab.bn.structure`` stays light.
 """

@@ -106,6 +106,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from hbnlab._validation import Cancelled, check_y01
+from hbnlab.bn import hnb_kernels as HK
 from hbnlab.bn import kernels as K
 from hbnlab.bn.params import TreeParameters, cpt_shape
 from hbnlab.bn.structure import CLASS, FEATURE, TreeStructure
@@ -288,7 +289,7 @@ def e_step(data: EMData, cpts) -> SufficientStatistics:
             stats, llc = K.hbn_estep(plan, sub, data.y, data.counts)
             llf = llc + K.hbn_feature_loglik(plan, sub, data.counts, data.feature_ones)
         else:
-            stats, llf, llc = K.hnb_estep(plan, sub, data.y, data.counts)
+            stats, llf, llc = HK.hnb_estep(plan, sub, data.y, data.counts)
         parts.append((stats, llf, llc))
     if len(parts) == 1:
         stats, llf, llc = parts[0]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hbnlab.bn import hnb_kernels as HK
 from hbnlab.bn import kernels as K
 from hbnlab.bn.params import TreeParameters
 from hbnlab.bn.structure import FEATURE
@@ -62,7 +63,7 @@ def class_log_odds(params: TreeParameters, X) -> np.ndarray:
     if params.direction == "hbn":
         lo = K.hbn_class_log_odds(plan, cpts)[0]
     else:
-        lj = K.hnb_root_logjoint(plan, cpts)[0]
+        lj = HK.hnb_root_logjoint(plan, cpts)[0]
         with np.errstate(invalid="ignore"):
             lo = lj[:, 1] - lj[:, 0]
     return lo[data.inverse]
@@ -94,7 +95,7 @@ def log_likelihood(params: TreeParameters, X, y, *, conditional: bool = False, p
         if not conditional:
             lp = lp + _hbn_feature_logprob(params, data.U)
     else:
-        lj = K.hnb_root_logjoint(plan, cpts)[0]
+        lj = HK.hnb_root_logjoint(plan, cpts)[0]
         lp = lj[np.arange(P), yi]
         if conditional:
             lp = lp - np.logaddexp(lj[:, 0], lj[:, 1])
@@ -179,14 +180,14 @@ def node_distributions(params: TreeParameters, X, y=None) -> list:
             for i in plan.bottom_up:
                 out[i] = posts[i][0]
     else:
-        loglam, lam, msg = K.hnb_upward(plan, cpts)
+        loglam, lam, msg = HK.hnb_upward(plan, cpts)
         if y is None:
-            lj = K._hnb_root_logjoint(cpts, loglam[0])
+            lj = HK._hnb_root_logjoint(cpts, loglam[0])
             post_root = np.exp(lj - np.logaddexp(lj[..., :1], lj[..., 1:]))
         else:
             post_root = np.zeros((1, P, 2))
             post_root[0, np.arange(P), data.y.astype(np.int64)] = 1.0
-        post = K.hnb_downward(plan, cpts, lam, msg, post_root)
+        post = HK.hnb_downward(plan, cpts, lam, msg, post_root)
         for i in plan.bottom_up:
             p = post[i][0]
             tot = p.sum(axis=1, keepdims=True)
@@ -233,7 +234,7 @@ def subtree_contributions(params: TreeParameters, X, nodes=None):
                 out[:, col] = full - K.hbn_class_log_odds(plan, cpts, over)[0]
         else:
             def lo(removed):
-                lj = K.hnb_root_logjoint(plan, cpts, frozenset(removed))[0]
+                lj = HK.hnb_root_logjoint(plan, cpts, frozenset(removed))[0]
                 return lj[:, 1] - lj[:, 0]
 
             full = lo(())

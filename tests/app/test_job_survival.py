@@ -35,7 +35,7 @@ APP_PROCESS = textwrap.dedent("""
             # find it running (the runner then kills the worker and marks the job interrupted)
             os.kill(rec.worker_pid, signal.SIGSTOP)
             break
-        time.sleep(0.05)
+        time.sleep(0.01)
     print(services.get_job(job).state, flush=True)
     if mode == "exit":
         sys.exit(0)   # a normal app exit: the runner stops running jobs, they become interrupted
@@ -82,7 +82,7 @@ def test_app_killed_mid_job_the_job_is_not_lost(data_home):
 
 
 def test_app_restart_interrupts_then_resume_reuses_finished_models(app, data_home):
-    cfg = {"synthetic_size": 1500, "n_features": 15, "n_restarts": 32}
+    cfg = {"synthetic_size": 1500, "n_features": 15, "n_restarts": 256}
     proc = _app_process(data_home, cfg, ["NB", "HBN-DEP"], "exit")
     job_id = int(proc.stdout.readline())
     out, err = proc.communicate(timeout=240)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from hbnlab._validation import Cancelled
 from hbnlab.bn import em
+from hbnlab.bn import hnb_kernels as HK
 from hbnlab.bn import inference as I
 from hbnlab.bn import kernels as K
 from hbnlab.bn.params import TreeParameters
@@ -140,10 +141,10 @@ def test_hnb_sub_pattern_e_step_equals_per_pattern_family_posteriors(states):
     assert max(tree.depth(i) for i in range(tree.n_nodes)) >= 4 and plan.P > 200
     assert min(nd.P_i for nd in plan.nodes.values()) < plan.P / 10
     cpts = em.initial_parameters(data, 3, random_state=0)
-    stats, llf, llc = K.hnb_estep(plan, cpts, data.y, counts)
-    _, lam, msg = K.hnb_upward(plan, cpts)
+    stats, llf, llc = HK.hnb_estep(plan, cpts, data.y, counts)
+    _, lam, msg = HK.hnb_upward(plan, cpts)
     onehot = np.eye(2)[data.y.astype(int)]
-    post = K.hnb_downward(plan, cpts, lam, msg, np.broadcast_to(onehot, (3, plan.P, 2)).copy())
+    post = HK.hnb_downward(plan, cpts, lam, msg, np.broadcast_to(onehot, (3, plan.P, 2)).copy())
     total = counts.sum()
     for u in plan.top_down:
         nd = plan.nodes[u]

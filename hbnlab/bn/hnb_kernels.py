@@ -1,0 +1,171 @@
+"""Message-passing kernels of the hierarchical naive Bayes (HNB: arcs away from the class,
+features observed leaves) on the plans of :mod:`hbnlab.bn.kernels`.
+
+Upward lambda messages ``lambda_i(s) = P(features under i | i = s)`` in log space (feature
+evidence enters as one matrix product per node) on each node's sub-patterns (the distinct rows of
+the features under it); downward posteriors from the class (observed during EM, or its posterior
+at prediction time); family posterior ``P(u, i | e) = P(u | e) / m_{i->u}(u) * P(i | u) *
+lambda_i(i)``.  Shapes as in :mod:`hbnlab.bn.kernels` (``R`` restarts, ``P`` patterns).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from hbnlab.bn.kernels import TreePlan, _HNBNode, _log, _safe_ratio, _segment_sum
+
+# log of the smallest positive normal double: the floor for log-probabilities of HNB feature
+# tables, so that a zero probability (exact-zero MLE) stays finite inside matrix products
+# (0 * -inf would be NaN).  exp(LOG_FLOOR) ~ 2e-308, i.e. numerically zero.
+LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
+
+
+def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
+    """(R, P_i, 2) sum over the feature children j of log P(F_j = x_j | node = s) on the node's
+    sub-patterns, floored."""
+    if not nd.feat_children:
+        return None
+    A = np.stack([cpts[c] for c in nd.feat_children], axis=1)        # (R, f, 2[s], 2[x])
+    with np.errstate(divide="ignore"):
+        L = np.maximum(np.log(A), LOG_FLOOR)
+    R, f, n = A.shape[:3]
+    L0 = L[..., 0].sum(axis=1)                                         # (R, n)
+    D = (L[..., 1] - L[..., 0]).transpose(1, 0, 2).reshape(f, R * n)   # (f, R * n)
+    LU = (nd.Uf @ D).reshape(-1, R, n).transpose(1, 0, 2)              # one matrix product
+    return L0[:, None, :] + LU                                         # (R, P_i, n)
+
+
+def _times_cpt_t(a, C):
+    """sum_s a[..., s] C[r, t, s] (== a @ C^T); 2x2 tables without tiny matrix products."""
+    if C.shape[-2:] != (2, 2):
+        return a @ np.swapaxes(C, 1, 2)
+    return a[..., :1] * C[:, None, :, 0] + a[..., 1:] * C[:, None, :, 1]
+
+
+def _times_cpt(a, C):
+    """sum_t a[..., t] C[r, t, s] (== a @ C); 2x2 tables without tiny matrix products."""
+    if C.shape[-2:] != (2, 2):
+        return a @ C
+    return a[..., :1] * C[:, None, 0, :] + a[..., 1:] * C[:, None, 1, :]
+
+
+def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
+    """Upward (lambda) pass of an HNB on sub-patterns: the arrays of node ``i`` have one row per
+    distinct row of the features under ``i`` (``plan.nodes[i].inv`` maps patterns to them),
+    since its lambda depends on nothing else.  See :func:`hnb_upward` for the arrays."""
+    tree = plan.tree
+    loglam, lam, msg, scale = {}, {}, {}, {}
+    for i in plan.bottom_up:
+        nd: _HNBNode = plan.nodes[i]
+        Lf = None
+        if nd.feat_children:
+            keep = [j for j, c in enumerate(nd.feat_children) if c not in removed]
+            if len(keep) != len(nd.feat_children):
+                sub = _HNBNode(i, tuple(nd.feat_children[j] for j in keep), nd.feat_cols[keep], nd.hid_nodes,
+                               nd.Uf[:, keep] if keep else None)
+                Lf = _hnb_feature_loglambda(sub, cpts, tree)
+            else:
+                Lf = _hnb_feature_loglambda(nd, cpts, tree)
+        total = Lf
+        for c in nd.hid_nodes:
+            if c in removed:
+                continue
+            lm = (_log(msg[c]) + scale[c])[:, nd.child_map[c]]    # undo the scaling of lam[c]
+            total = lm if total is None else total + lm
+        if total is None:
+            R = cpts[0].shape[0]
+            total = np.zeros((R, nd.P_i, tree.cardinality(i)))
+        loglam[i] = total
+        mx = np.maximum(total[..., :1], total[..., 1:]) if total.shape[-1] == 2 else total.max(axis=-1, keepdims=True)
+        mx[~np.isfinite(mx)] = 0.0
+        scale[i] = mx
+        lam[i] = np.exp(total - mx)
+        if i != 0:
+            msg[i] = _times_cpt_t(lam[i], cpts[i])      # m(s_u) = sum_s P(i = s | s_u) lam(s)
+    return loglam, lam, msg
+
+
+def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
+    """Upward (lambda) pass of an HNB, per pattern.
+
+    ``removed`` lists nodes whose subtree evidence is dropped (their message to the node
+    above is 1): used for subtree contributions.
+
+    Returns
+    -------
+    loglam : dict node -> (R, P, 2) exact log P(features under node | node = s)
+    lam : dict node -> (R, P, 2) lambda scaled so that its max over s is 1
+    msg : dict hidden node -> (R, P, 2) message to the node above, P(evidence under i | up = s)
+          computed from the scaled ``lam`` (same scale)
+    """
+    out = hnb_upward_sub(plan, cpts, removed)
+    return tuple({i: a[:, plan.nodes[i].inv] for i, a in d.items()} for d in out)
+
+
+def _hnb_root_logjoint(cpts, loglam0):
+    return _log(cpts[0])[:, None, :] + loglam0             # (R, P, 2) log P(C = s, f)
+
+
+def hnb_root_logjoint(plan: TreePlan, cpts, removed: frozenset = frozenset()):
+    """(R, P, 2) log P(C = s, f) per pattern (the evidence under the ``removed`` nodes dropped)."""
+    loglam, _, _ = hnb_upward_sub(plan, cpts, removed)
+    return _hnb_root_logjoint(cpts, loglam[0][:, plan.nodes[0].inv])
+
+
+def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root):
+    """Posteriors of every inner node given the root posterior (per pattern, the arrays of
+    :func:`hnb_upward`): a dict node -> (R, P, n)."""
+    post = {0: post_root}
+    for u in plan.top_down:
+        pu = post[u]
+        for c in plan.nodes[u].hid_nodes:
+            ratio = _safe_ratio(pu, msg[c])                            # P(u | e) / m_{c->u}(u)
+            post[c] = lam[c] * _times_cpt(ratio, cpts[c])
+    return post
+
+
+def hnb_estep(plan: TreePlan, cpts, y, counts):
+    """Exact E-step of an HNB with the class and the features observed.
+
+    The downward pass carries ``Q_u[v, s] = sum over the patterns p of sub-pattern v of
+    count_p P(u = s | e_p)``: the posterior of a hidden child is linear in its parent's with
+    coefficients (its lambda and message) that depend only on the child's sub-pattern, a
+    function of the parent's, and the expected counts need only these sums.
+
+    Returns (stats, ll_full, ll_conditional); ``stats[0]`` is the (R, 2) class count.
+    """
+    loglam, lam, msg = hnb_upward_sub(plan, cpts)
+    root = plan.nodes[0]
+    lj = _hnb_root_logjoint(cpts, loglam[0][:, root.inv])              # (R, P, 2)
+    R, P = lj.shape[:2]
+    yi = y.astype(np.int64)
+    lc = lj[:, np.arange(P), yi]
+    ll_full = (counts * lc).sum(axis=1)
+    lse = np.logaddexp(lj[..., 0], lj[..., 1])
+    ll_cond = (counts * (lc - lse)).sum(axis=1)
+    onehot = np.zeros((P, 2))
+    onehot[np.arange(P), yi] = 1.0
+    weighted = counts[:, None] * onehot
+    Q0 = np.zeros((root.P_i, 2))
+    np.add.at(Q0, root.inv, weighted)
+    Q = {0: np.broadcast_to(Q0, (R, root.P_i, 2))}
+    stats = {0: np.broadcast_to(counts @ onehot, (R, 2)).copy()}
+    for u in plan.top_down:
+        nd: _HNBNode = plan.nodes[u]
+        Qu = Q.pop(u)
+        if nd.feat_children:
+            n_u = Qu.shape[-1]
+            pc = np.swapaxes(Qu, 1, 2).reshape(R * n_u, -1)                # (R * n_u, P_u)
+            n1 = (pc @ nd.Uf).reshape(R, n_u, -1)                          # (R, n_u, f)
+            n0 = (pc @ nd.Uf0).reshape(R, n_u, -1)
+            for j, c in enumerate(nd.feat_children):
+                stats[c] = np.stack([n0[..., j], n1[..., j]], axis=-1)    # (R, 2[s_u], 2[x])
+        for c in nd.hid_nodes:
+            # sum_p count_p P(u | e_p) / m_{c->u}(u) over the child's sub-patterns
+            ratio = _safe_ratio(_segment_sum(nd.child_seg[c], Qu), msg[c])   # (R, P_c, n_u)
+            Cc = cpts[c]
+            stats[c] = Cc * (np.swapaxes(ratio, 1, 2) @ lam[c])
+            Q[c] = lam[c] * _times_cpt(ratio, Cc)
+    return stats, ll_full, ll_cond
+
+
+__all__ = ["hnb_upward", "hnb_upward_sub", "hnb_root_logjoint", "hnb_downward", "hnb_estep", "LOG_FLOOR"]
