@@ -647,7 +647,7 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
         nd: _HBNNode = plan.nodes[i]
         C = cpts[i]
         W, A = cache[i]
-        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, i, per_pattern)
+        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, per_pattern)
         X = nd.offs.size
         if nd.mode == "dense":
             # N[x, s] = C[x, s] * sum_p W_p(x) g_p(s)
@@ -683,8 +683,8 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
     return stats, ll
 
 
-def _carrier(nd, qi, m, counts, posts, i, per_pattern):
-    """The downward message of node ``i``: ``(g, m, unit)`` with ``g`` (R, P_i, n) the
+def _carrier(nd, qi, m, counts, posts, per_pattern):
+    """The downward message of node ``i = nd.node``: ``(g, m, unit)`` with ``g`` (R, P_i, n) the
     count-weighted sum of rho_i over each sub-pattern (what the expected counts need), ``m``
     the message the children's are computed from and ``unit`` the pattern -> sub-pattern map if
     ``m`` is per pattern (``per_pattern``; the posterior of ``i`` is then stored in ``posts``
@@ -692,7 +692,7 @@ def _carrier(nd, qi, m, counts, posts, i, per_pattern):
     if not per_pattern:
         return m, m, None
     if posts is not None:
-        posts[i] = m * qi[:, nd.inv]
+        posts[nd.node] = m * qi[:, nd.inv]
     return _segment_sum(nd.Seg, m * counts[None, :, None]), m, nd.inv
 
 
@@ -722,7 +722,7 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool,
         C = cpts[i]
         n_i = C.shape[-1]
         X = nd.offs.size
-        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, i, per_pattern)
+        g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, per_pattern)
         if nd.mode == "generic-split":
             stats[i], D = _split_downward(nd, C, W, A, g, R)               # D: (R, P_i, sum n_b, n_i)
             if nd.h:

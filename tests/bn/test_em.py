@@ -98,21 +98,27 @@ def test_hbn_wide_nodes_use_every_kernel_path():
             np.testing.assert_allclose(N[0], expect[i], atol=1e-9)
 
 
+def _deep_tree_data(seed, direction, states):
+    """An AVG tree with B = 3 over 40 terms of 600 random documents (depth >= 4, > 200 patterns),
+    in ``direction`` with hidden nodes of ``states`` states, and its EM data."""
+    from hbnlab.clustering import construct_tree
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, 600)
+    X = (rng.random((600, 40)) < np.where(y[:, None] == 1, 0.35, 0.15)).astype(int)
+    tree = construct_tree(X, y, B=3, clustering="avg", alpha=0.0).with_direction(direction)
+    tree = tree if states == 2 else tree.with_states(states)
+    data = em.EMData.from_documents(tree, X, y)
+    assert max(tree.depth(i) for i in range(tree.n_nodes)) >= 4 and data.plan.P > 200
+    return tree, data
+
+
 @pytest.mark.parametrize("states", [2, 3])
 def test_sub_pattern_downward_pass_equals_the_per_pattern_pass(states):
     # the E-step carries count-weighted sums of the downward messages on sub-patterns; the
     # per-pattern pass (the one posteriors need) is an independent route to the same counts.
     # A deep tree (chains of hidden nodes, every kernel mode) on 600 documents, many patterns.
-    from hbnlab.clustering import construct_tree
-
-    rng = np.random.default_rng(11)
-    y = rng.integers(0, 2, 600)
-    X = (rng.random((600, 40)) < np.where(y[:, None] == 1, 0.35, 0.15)).astype(int)
-    tree = construct_tree(X, y, B=3, clustering="avg", alpha=0.0)
-    tree = tree if states == 2 else tree.with_states(states)
-    data = em.EMData.from_documents(tree, X, y)
-    depth = max(tree.depth(i) for i in range(tree.n_nodes))
-    assert depth >= 4 and data.plan.P > 200
+    tree, data = _deep_tree_data(11, "hbn", states)
     cpts = em.initial_parameters(data, 3, random_state=0)
     agg, ll = K.hbn_estep(data.plan, cpts, data.y, data.counts)
     per, ll2 = K.hbn_estep(data.plan, cpts, data.y, data.counts, per_pattern=True)
@@ -129,16 +135,8 @@ def test_hnb_sub_pattern_e_step_equals_per_pattern_family_posteriors(states):
     # the HNB E-step sums the downward posteriors over sub-patterns; here the expected counts are
     # rebuilt from the per-pattern posteriors (hnb_downward) and the family formula
     # P(u, c | e) = P(u | e) / m_{c->u}(u) * P(c | u) * lambda_c(c), on a deep tree with many patterns
-    from hbnlab.clustering import construct_tree
-
-    rng = np.random.default_rng(12)
-    y = rng.integers(0, 2, 600)
-    X = (rng.random((600, 40)) < np.where(y[:, None] == 1, 0.35, 0.15)).astype(int)
-    tree = construct_tree(X, y, B=3, clustering="avg", alpha=0.0).with_direction("hnb")
-    tree = tree if states == 2 else tree.with_states(states)
-    data = em.EMData.from_documents(tree, X, y)
+    tree, data = _deep_tree_data(12, "hnb", states)
     plan, counts = data.plan, data.counts
-    assert max(tree.depth(i) for i in range(tree.n_nodes)) >= 4 and plan.P > 200
     assert min(nd.P_i for nd in plan.nodes.values()) < plan.P / 10
     cpts = em.initial_parameters(data, 3, random_state=0)
     stats, llf, llc = HK.hnb_estep(plan, cpts, data.y, counts)
