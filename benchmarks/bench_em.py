@@ -54,7 +54,10 @@ carried on sub-patterns (hbnlab's E-step) and per pattern (the same counts by th
 route, ``hbn_estep(per_pattern=True)``), side by side, and one HNB E-step of 64 restarts on the
 same tree and data; the lines ``estep_per_pattern_over_sub_pattern_cpu_min[<n> terms]=`` give the
 smallest ratio per term count, ``hnb_over_hbn_estep_cpu_max=`` the largest HNB / HBN ratio of one
-E-step (the kernels' cost, without the number of iterations each model runs).
+E-step (the kernels' cost, without the number of iterations each model runs).  The same E-step
+is timed with the wide nodes in numpy instead of the compiled loops of
+:mod:`hbnlab.bn.split_jit` (``kernels.USE_JIT`` off); ``estep_numpy_over_compiled_cpu_min[<n>
+terms]=`` gives the smallest ratio per term count.
 
 ``--variants`` fits HBN-AVG (64 restarts) with every stopping rule x criterion and prints test
 breakeven (thesis Table 4.10 protocol), EM iterations and CPU seconds for ``--variant-classes``.
@@ -315,32 +318,45 @@ def bench_variants(ic, classes):
 # ----------------------------------------------------------------------------- main
 def estep_passes(tree, X, y, repeats):
     """CPU of one E-step of 64 restarts (the chunks of restarts of :func:`hbnlab.bn.em.e_step`)
-    with the downward messages carried on sub-patterns (hbnlab's E-step) and per pattern
-    (``hbn_estep(per_pattern=True)``, the same counts by the per-document route), and of the
-    HNB's E-step on the same tree and data: ``(sub, per, hnb)`` spreads."""
+    with the downward messages carried on sub-patterns (hbnlab's E-step), per pattern
+    (``hbn_estep(per_pattern=True)``, the same counts by the per-document route), on
+    sub-patterns with the wide nodes in numpy instead of compiled loops (``kernels.USE_JIT``
+    off, with the restart chunks its plan picks), and of the HNB's E-step on the same tree and
+    data: ``(sub, per, numpy, hnb)`` spreads."""
     data = em.EMData.from_documents(tree, X, y)
     cpts = em.initial_parameters(data, 64, random_state=0)
-    plan, chunk = data.plan, data.plan.restart_chunk(64)
     data_n = em.EMData.from_documents(tree.with_direction("hnb"), X, y)
     cpts_n = em.initial_parameters(data_n, 64, random_state=0)
+    jit = K.USE_JIT
+    K.USE_JIT = False
+    try:
+        plan_np = em.EMData.from_documents(tree, X, y).plan
+    finally:
+        K.USE_JIT = jit
 
-    def run(per_pattern):
-        c0 = time.process_time()
-        for a in range(0, 64, chunk):
-            K.hbn_estep(plan, [c[a:a + chunk] for c in cpts], data.y, data.counts, per_pattern=per_pattern)
-        return time.process_time() - c0
+    def run(per_pattern, plan=data.plan, use_jit=jit):
+        chunk = plan.restart_chunk(64)
+        K.USE_JIT = use_jit
+        try:
+            c0 = time.process_time()
+            for a in range(0, 64, chunk):
+                K.hbn_estep(plan, [c[a:a + chunk] for c in cpts], data.y, data.counts, per_pattern=per_pattern)
+            return time.process_time() - c0
+        finally:
+            K.USE_JIT = jit
 
     def run_hnb():
         c0 = time.process_time()
         em.e_step(data_n, cpts_n)
         return time.process_time() - c0
 
-    sub, per, hnb = [], [], []
+    sub, per, nump, hnb = [], [], [], []
     for _ in range(repeats):
         sub.append(run(False))
         per.append(run(True))
+        nump.append(run(False, plan_np, False))
         hnb.append(run_hnb())
-    return spread(sub), spread(per), spread(hnb)
+    return spread(sub), spread(per), spread(nump), spread(hnb)
 
 
 def main(argv=None):
@@ -413,7 +429,7 @@ def main(argv=None):
               f"{'MFLOP/r-iter':>12s} {'GFLOP/s':>7s} {'of peak':>7s}")
         hnb_ratios = {k: [] for k in strategies}
         hbn_secs = {k: {} for k in strategies}
-        passes, hnb_estep = {}, {}
+        passes, compiled, hnb_estep = {}, {}, {}
         for n_terms in terms:
             Xn, yn, nn = select(ic, n_terms)
             for clustering in clusterings:
@@ -422,12 +438,14 @@ def main(argv=None):
                                       feature_names=nn, class_name="tradeTOPIC")
                 t_tree = time.process_time() - c0
                 reps = max(1, args.repeats // 2)
-                sub, per, hnb_e = estep_passes(tree, Xn, yn, reps + 1)
+                sub, per, nump, hnb_e = estep_passes(tree, Xn, yn, reps + 1)
                 passes[(n_terms, clustering)] = per["median"] / sub["median"]
+                compiled[(n_terms, clustering)] = nump["median"] / sub["median"]
                 hnb_estep[(n_terms, clustering)] = hnb_e["median"] / sub["median"]
                 print(f"{n_terms:5d} {clustering:5s} one HBN E-step of 64 restarts: messages on sub-patterns "
                       f"{fmt(sub, 1, 's')}, per pattern {fmt(per, 1, 's')} -> "
-                      f"{passes[(n_terms, clustering)]:.2f}x; one HNB E-step of 64 restarts {fmt(hnb_e, 1, 's')} -> "
+                      f"{passes[(n_terms, clustering)]:.2f}x, wide nodes in numpy {fmt(nump, 1, 's')} -> "
+                      f"{compiled[(n_terms, clustering)]:.2f}x; one HNB E-step of 64 restarts {fmt(hnb_e, 1, 's')} -> "
                       f"{hnb_estep[(n_terms, clustering)]:.2f}x the HBN's", flush=True)
                 for strategy in strategies:
                     hbn, its, res = whole_classifier(tree, Xn, yn, reps, strategy)
@@ -459,6 +477,8 @@ def main(argv=None):
     for n_terms in terms:
         got = [v for (n, _), v in passes.items() if n == n_terms]
         print(f"estep_per_pattern_over_sub_pattern_cpu_min[{n_terms} terms]={min(got):.2f}")
+        got = [v for (n, _), v in compiled.items() if n == n_terms]
+        print(f"estep_numpy_over_compiled_cpu_min[{n_terms} terms]={min(got):.2f}")
     if hnb_estep:
         print(f"hnb_over_hbn_estep_cpu_max={max(hnb_estep.values()):.2f}")
     print(f"hnb_over_hbn_cpu={max(hnb_ratios['plain']):.2f}" if hnb_ratios.get("plain") else "hnb_over_hbn_cpu=nan")

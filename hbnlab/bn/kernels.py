@@ -32,6 +32,7 @@ HNB (arcs away from the root; features are observed leaves; :mod:`hbnlab.bn.hnb_
 """
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,9 +42,21 @@ from scipy.special import xlogy
 from hbnlab._validation import as_binary
 from hbnlab.bn.structure import FEATURE, TreeStructure
 
-# upper bound on the number of float64 elements of one intermediate array; restart batches are
-# processed in chunks below it (~64 MB)
-MAX_BLOCK_ELEMENTS = 8_000_000
+#: Run the wide nodes' loops compiled (:mod:`hbnlab.bn.split_jit`, imported on first use: numba
+#: takes a second to load); False, or numba missing: the numpy route.
+USE_JIT = importlib.util.find_spec("numba") is not None
+
+
+def _jit():
+    from hbnlab.bn import split_jit
+
+    return split_jit
+
+# upper bound on the estimated float64 elements of a node's intermediate arrays (TreePlan.block,
+# per restart) times the restarts processed at once: batches of restarts are processed in
+# chunks below it.  ~12 MB keeps the arrays of one chunk in the processor's cache; on Reuters
+# (100-300 terms, 64 restarts) whole HBN fits were 1.1-1.4x faster than with 64 MB chunks.
+MAX_BLOCK_ELEMENTS = 1_500_000
 # an HBN node with at least this many hidden children is computed in "split" mode (see
 # _Split): its hidden children are split into two groups whose configurations are summed one
 # after the other, so the work per sub-pattern is ~2**(h/2) instead of 2**h
@@ -349,8 +362,10 @@ class TreePlan:
                               tuple(ch[j] for j in hpos), offs, bits.astype(np.float64))
                 inv, rep = _unique_rows(self.U[:, features_under(tree, i)])
                 base = (self.U[rep][:, fcols].astype(np.int64) << nd.feat_pos).sum(axis=1)
-                # order the sub-patterns by the feature children's configuration
-                order = np.argsort(base, kind="stable")
+                # order the sub-patterns by the feature children's configuration, then by the
+                # hidden children's sub-patterns (first child first): the left keys of a split
+                # node then come in order, and its loops read their rows one after the other
+                order = np.lexsort([self.nodes[c].inv[rep] for c in reversed(nd.hid_nodes)] + [base])
                 rank = np.empty_like(order)
                 rank[order] = np.arange(order.size)
                 inv, rep, base = rank[inv], rep[order], base[order]
@@ -392,8 +407,11 @@ class TreePlan:
                                                  t.repR.size * nd.offs.size)
                                  + n_i * self.P * nd.ind.shape[1])
                 elif nd.mode == "split":
+                    # the per-key tables Y, V and the sums of the messages per left key; per
+                    # sub-pattern the gathered rows (numpy) or only the children's terms (compiled)
                     t = nd.split
-                    sizes.append(4 * max(nd.P_i * max(t.XL, t.XR), t.repL.size * 2**nd.h, t.repR.size * 2**nd.h))
+                    per_sub = nd.P_i * (nd.h + 2 if USE_JIT else max(t.XL, t.XR))
+                    sizes.append(4 * max(per_sub, t.repL.size * t.XR, t.repR.size * t.XL, 2**nd.h))
                 else:
                     sizes.append(4 * nd.P_i * 2**nd.h)
             self.block = max(sizes)
@@ -467,7 +485,7 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
         (``plan.nodes[i].inv`` maps patterns to them)
     cache : dict node -> (W, A): ``W`` (R, P_i, 2**h) the product of the hidden children's
         distributions, ``A`` (R, 2, P_i, 2**h) = W * gathered table (mode "gather"); in mode
-        "split" the group products (W_L, W_R) and the partial sums (Y, Z)
+        "split" the group products (W_L, W_R) and the left keys' partial sums Y
     """
     tree = plan.tree
     overrides = overrides or {}
@@ -506,7 +524,7 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
 
 
 def _split_upward(nd, C, q, R):
-    """Upward step in mode "split": returns q (R, P_i, 2), (W_L, W_R), (Y, Z)."""
+    """Upward step in mode "split": returns q (R, P_i, n), (W_L, W_R) and Y (R, #kL, n, XR)."""
     sp_ = nd.split
     hL = sp_.hL
     WL = _outer([q[c][:, nd.child_map[c][sp_.repL], :] for c in nd.hid_nodes[:hL]])   # (R, nL, XL)
@@ -518,22 +536,34 @@ def _split_upward(nd, C, q, R):
             # Cb[r, xL, (s, xR)] = C[r, rows[xR, xL], s]
             Cb = C[:, rows, :].transpose(0, 2, 3, 1).reshape(R, sp_.XL, n * sp_.XR)
             Y[:, aL:zL] = (WL[:, aL:zL] @ Cb).reshape(R, zL - aL, n, sp_.XR)
-    Z = Y[:, sp_.kL] * WR[:, sp_.kR, None, :]                     # (R, P_i, 2, XR)
-    return _sum_last(Z), (WL, WR), (Y, Z)
+    if USE_JIT:
+        qi = np.empty((R, nd.P_i, n))
+        _jit().upward(Y, WR, sp_.kL, sp_.kR, qi)
+    else:
+        qi = _sum_last(Y[:, sp_.kL] * WR[:, sp_.kR, None, :])
+    return qi, (WL, WR), Y
 
 
-def _split_downward(nd, C, W, A, g, R):
-    """Expected counts (R, 2**k, 2) and D1 (R, P_i, h, 2) in mode "split"; in mode
-    "generic-split" (R, rows, n) and (R, P_i, sum of the hidden children's states, n)."""
+def _split_downward(nd, C, W, Y, g, m, unit, R):
+    """Mode "split" / "generic-split" of the downward pass: the expected counts N (R, rows of C,
+    n) and the children's terms ``T[r, p, k] = sum_s m_p(s) sum_x W_p(x) C(x, s) bits[x, k]``
+    for the columns ``k`` of ``bitsL`` then ``bitsR`` (binary: child b = 1; k-state: child b in
+    state t), with ``p`` over the node's sub-patterns (``unit`` None) or the patterns ``unit``
+    maps to them.  Both read the per-key tables ``Y`` (upward pass) and ``V`` (below) row by row
+    (:mod:`hbnlab.bn.split_jit`, or numpy gathers without numba)."""
     sp_ = nd.split
     WL, WR = W
-    _, Z = A
     XL, XR = sp_.XL, sp_.XR
     n = C.shape[-1]
     # counts: N[b, xR, xL, s] = C * sum_{p in b} W_L[kL(p)](xL) W_R[kR(p)](xR) g[p, s]
-    H = WR[:, sp_.kR, None, :] * g[..., None]                          # (R, P_i, 2, XR)
-    Hs = (sp_.SegL @ np.ascontiguousarray(H.transpose(1, 0, 2, 3)).reshape(nd.P_i, -1))
-    Hs = Hs.reshape(-1, R, n * XR).transpose(1, 0, 2)                  # (R, nL, n * XR)
+    if USE_JIT:
+        Hs = np.zeros((R, sp_.repL.size, n, XR))
+        _jit().scatter_left(WR, np.ascontiguousarray(g), sp_.kL, sp_.kR, Hs)
+        Hs = Hs.reshape(R, -1, n * XR)                                 # (R, nL, n * XR)
+    else:
+        H = WR[:, sp_.kR, None, :] * g[..., None]                      # (R, P_i, n, XR)
+        Hs = (sp_.SegL @ np.ascontiguousarray(H.transpose(1, 0, 2, 3)).reshape(nd.P_i, -1))
+        Hs = Hs.reshape(-1, R, n * XR).transpose(1, 0, 2)
     N = np.zeros_like(C)
     V = np.empty((R, sp_.repR.size, n, XL))
     for rows, aL, zL, aR, zR in sp_.blocks:
@@ -545,11 +575,23 @@ def _split_downward(nd, C, W, A, g, R):
             # V[kR](s, xL) = sum_xR W_R[kR](xR) C_b(xR, xL, s)
             Cv = Cr.transpose(0, 1, 3, 2).reshape(R, XR, n * XL)
             V[:, aR:zR] = (WR[:, aR:zR] @ Cv).reshape(R, zR - aR, n, XL)
-    ZL = V[:, sp_.kR] * WL[:, sp_.kL, None, :]                          # (R, P_i, n, XL)
-    D1L = ZL.reshape(-1, XL) @ sp_.bitsL                               # (R * P_i * n, hL)
-    D1R = Z.reshape(-1, XR) @ sp_.bitsR
-    D1 = np.concatenate([D1L.reshape(R, nd.P_i, n, -1), D1R.reshape(R, nd.P_i, n, -1)], axis=-1)
-    return N, D1.transpose(0, 1, 3, 2)
+    kL, kR = (sp_.kL, sp_.kR) if unit is None else (sp_.kL[unit], sp_.kR[unit])
+    if USE_JIT:
+        T = np.empty((R, kL.size, sp_.bitsL.shape[1] + sp_.bitsR.shape[1]))
+        _jit().child_terms(V, Y, WL, WR, np.ascontiguousarray(m), kL, kR, np.ascontiguousarray(sp_.bitsL.T),
+                              np.ascontiguousarray(sp_.bitsR.T), T)
+        return N, T
+    VM = V[:, kR, 0] * m[..., :1]                                      # (R, rows, XL)
+    YM = Y[:, kL, 0] * m[..., :1]                                      # (R, rows, XR)
+    for s in range(1, n):
+        VM += V[:, kR, s] * m[..., s:s + 1]
+        YM += Y[:, kL, s] * m[..., s:s + 1]
+    VM *= WL[:, kL]
+    YM *= WR[:, kR]
+    rows = kL.size
+    TL = (VM.reshape(-1, XL) @ sp_.bitsL).reshape(R, rows, -1)
+    TR = (YM.reshape(-1, XR) @ sp_.bitsR).reshape(R, rows, -1)
+    return N, np.concatenate([TL, TR], axis=-1)
 
 
 def _hbn_node_soft(nd, tree, C, q, overrides, R):
@@ -649,6 +691,7 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
         W, A = cache[i]
         g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, per_pattern)
         X = nd.offs.size
+        T1 = D1 = None
         if nd.mode == "dense":
             # N[x, s] = C[x, s] * sum_p W_p(x) g_p(s)
             stats[i] = C * (np.swapaxes(W, 1, 2) @ g)
@@ -657,7 +700,7 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
                 E = (nd.bits[None, :, :, None] * C[:, :, None, :]).reshape(R, X, -1)
                 D1 = (W @ E).reshape(R, nd.P_i, nd.h, 2)
         elif nd.mode == "split":
-            stats[i], D1 = _split_downward(nd, C, W, A, g, R)
+            stats[i], T1 = _split_downward(nd, C, W, A, g, m, unit, R)
         else:
             # N[base + offs[x], s] = sum over the sub-patterns of a run of A[s, p, x] g_p(s)
             red = np.add.reduceat(A * np.swapaxes(g, 1, 2)[..., None], nd.runs, axis=2)   # (R, 2, runs, X)
@@ -673,8 +716,10 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
             # On sub-patterns (unit None) the same sums are weighted by the counts.
             qi = q[i] if unit is None else q[i][:, unit]
             tot = m[..., :1] * qi[..., :1] + m[..., 1:] * qi[..., 1:]            # (R, ., 1)
-            Dp = D1 if unit is None else D1[:, unit]                             # (R, ., h, 2)
-            p1 = np.clip(Dp[..., 0] * m[..., :1] + Dp[..., 1] * m[..., 1:], 0.0, tot)   # (R, ., h)
+            if T1 is None:
+                Dp = D1 if unit is None else D1[:, unit]                         # (R, ., h, 2)
+                T1 = Dp[..., 0] * m[..., :1] + Dp[..., 1] * m[..., 1:]
+            p1 = np.clip(T1, 0.0, tot)                                            # (R, ., h)
             p0 = tot - p1
             for b, c in enumerate(nd.hid_nodes):
                 msg[c] = _child_message(plan, nd, c, q[c], np.stack([p0[..., b], p1[..., b]], axis=-1), unit)
@@ -724,9 +769,7 @@ def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool,
         X = nd.offs.size
         g, m, unit = _carrier(nd, q[i], msg.pop(i), counts, posts if return_posteriors else None, per_pattern)
         if nd.mode == "generic-split":
-            stats[i], D = _split_downward(nd, C, W, A, g, R)               # D: (R, P_i, sum n_b, n_i)
-            if nd.h:
-                post = np.einsum("rps,rpks->rpk", m, D if unit is None else D[:, unit])
+            stats[i], post = _split_downward(nd, C, W, A, g, m, unit, R)   # post: (R, ., sum n_b)
         else:
             AG = A * np.swapaxes(g, 1, 2)[..., None]                        # (R, n_i, P_i, X)
             Bm = AG.transpose(2, 3, 0, 1).reshape(nd.P_i * X, R * n_i)

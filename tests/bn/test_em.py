@@ -77,7 +77,19 @@ def test_batched_restarts_and_chunking_match_single_runs(prob, R):
         assert batch.log_likelihood[r] == pytest.approx(single.log_likelihood[0], rel=1e-12)
 
 
-def test_hbn_wide_nodes_use_every_kernel_path():
+@pytest.fixture(params=[True, False], ids=["compiled", "numpy"])
+def jit(request, monkeypatch):
+    """Both routes of the wide ("split") nodes: the compiled loops and the numpy gathers."""
+    monkeypatch.setattr(K, "USE_JIT", request.param)
+    return request.param
+
+
+def test_compiled_wide_node_loops_are_installed():
+    # numba is a requirement: the compiled route is the one that runs, not the fallback
+    assert K.USE_JIT and K._jit().child_terms is not None
+
+
+def test_hbn_wide_nodes_use_every_kernel_path(jit):
     # nodes with >= 3 hidden children run in "split" mode (with and without feature children),
     # others densely (hidden children only) or by gathering; all must match the brute force
     tree = TreeStructure.from_nested([[[0, 1], [2, 3], [4, 5], 6], 7])
@@ -400,7 +412,7 @@ def test_fit_em_with_pseudo_count_stops_on_the_map_objective(direction):
     assert res.full_log_likelihood[best] == pytest.approx(stats.log_likelihood[0], rel=1e-9)
 
 
-def test_split_nodes_give_the_same_counts_with_either_group_sizes():
+def test_split_nodes_give_the_same_counts_with_either_group_sizes(jit):
     # a node with an odd number of hidden children can put the larger group on either side (the
     # plan picks the cheaper); both must give the brute-force counts
     tree = TreeStructure.from_nested([[[0, 1], [2, 3], [4, 5], [6, 7], [8, 9], 10], 11])
@@ -421,3 +433,34 @@ def test_split_nodes_give_the_same_counts_with_either_group_sizes():
         stats = em.e_step(data, _batched([p]))
         for i, N in stats.counts.items():
             np.testing.assert_allclose(N[0], expect[i], atol=1e-9)
+
+
+@pytest.mark.parametrize("states", [2, 3])
+def test_compiled_and_numpy_wide_nodes_agree_on_a_reuters_sized_tree(states, monkeypatch):
+    # an OR tree with B = 7 over 60 terms of 1,500 documents: wide nodes with thousands of
+    # sub-patterns; both routes, sub-patterns and per pattern, give the same counts
+    from hbnlab.clustering import construct_tree
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 1500)
+    X = (rng.random((1500, 60)) < np.where(y[:, None] == 1, 0.3, 0.1)).astype(int)
+    tree = construct_tree(X, y, B=7, clustering="or", alpha=0.0)
+    tree = tree if states == 2 else tree.with_states(states)
+    data = em.EMData.from_documents(tree, X, y)
+    wide = [nd for nd in data.plan.nodes.values() if nd.mode.endswith("split")]
+    assert wide and max(nd.P_i for nd in wide) > 500
+    for nd in wide:
+        if nd.mode == "split":
+            # sub-patterns come ordered by left key within a block of feature configurations
+            assert np.all(np.diff(nd.split.kL) >= 0)
+    cpts = em.initial_parameters(data, 3, random_state=1)
+    out = {}
+    for use_jit in (True, False):
+        monkeypatch.setattr(K, "USE_JIT", use_jit)
+        for per_pattern in (False, True):
+            out[use_jit, per_pattern] = K.hbn_estep(data.plan, cpts, data.y, data.counts, per_pattern=per_pattern)
+    ref_stats, ref_ll = out[False, True]
+    for stats, ll in out.values():
+        np.testing.assert_allclose(ll, ref_ll, rtol=1e-13)
+        for i in ref_stats:
+            np.testing.assert_allclose(stats[i], ref_stats[i], rtol=1e-11, atol=1e-11 * data.counts.sum())

@@ -1,0 +1,104 @@
+"""Compiled loops of the HBN's wide nodes (mode "split" of :mod:`hbnlab.bn.kernels`).
+
+A node with ``h`` hidden children sums the ``2**h`` configurations of its children in two
+groups (see :class:`hbnlab.bn.kernels._Split`): per left key ``kL`` a table
+``Y[kL](s, xR) = sum_xL W_L[kL](xL) C(xR, xL, s)`` and per right key ``kR`` a table
+``V[kR](s, xL) = sum_xR W_R[kR](xR) C(xR, xL, s)``, both computed by matrix products.  What is
+left is one pass over the node's sub-patterns (or patterns) per step, each reading the rows of
+its two keys: numpy has to gather those rows into arrays of (restarts, sub-patterns, states,
+configurations) first, which is most of the cost of a wide node.  The loops below read the rows
+in place and write only the result.  They are compiled by numba (``cache=True``: once per
+machine); :mod:`hbnlab.bn.kernels` keeps the numpy route as the reference and for machines
+without numba (``kernels.USE_JIT``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def upward(Y, WR, kL, kR, q):  # pragma: no cover - compiled
+    """``q[r, p, s] = sum_xR Y[r, kL[p], s, xR] * WR[r, kR[p], xR]``."""
+    R, rows, n = q.shape
+    XR = WR.shape[2]
+    for r in range(R):
+        for p in range(rows):
+            a, b = kL[p], kR[p]
+            for s in range(n):
+                acc = 0.0
+                for x in range(XR):
+                    acc += Y[r, a, s, x] * WR[r, b, x]
+                q[r, p, s] = acc
+
+
+@njit(cache=True, nogil=True)
+def scatter_left(WR, g, kL, kR, Hs):  # pragma: no cover - compiled
+    """``Hs[r, kL[p], s, xR] += WR[r, kR[p], xR] * g[r, p, s]`` over the sub-patterns ``p``
+    (``Hs`` zero on entry): the right group's distribution weighted by the message, summed per
+    left key."""
+    R, rows, n = g.shape
+    XR = WR.shape[2]
+    for r in range(R):
+        for p in range(rows):
+            a, b = kL[p], kR[p]
+            for s in range(n):
+                gs = g[r, p, s]
+                if gs != 0.0:
+                    for x in range(XR):
+                        Hs[r, a, s, x] += WR[r, b, x] * gs
+
+
+@njit(cache=True, nogil=True)
+def child_terms(V, Y, WL, WR, m, kL, kR, bitsLT, bitsRT, T):  # pragma: no cover - compiled
+    """``T[r, p, k] = sum_s m[r, p, s] sum_x W_p(x) C(x, s) bits[x, k]`` with the columns of
+    ``bitsL`` first, then those of ``bitsR`` (both passed transposed, ``bitsLT = bitsL.T``):
+
+    * left columns: ``sum_xL bitsL[xL, k] W_L[kL](xL) sum_s m(s) V[kR](s, xL)``;
+    * right columns: ``sum_xR bitsR[xR, k] W_R[kR](xR) sum_s m(s) Y[kL](s, xR)``.
+    """
+    R, rows, n = m.shape
+    KL, XL = bitsLT.shape
+    KR, XR = bitsRT.shape
+    vm = np.empty(XL)
+    ym = np.empty(XR)
+    for r in range(R):
+        for p in range(rows):
+            a, b = kL[p], kR[p]
+            ms = m[r, p, 0]
+            for x in range(XL):
+                vm[x] = V[r, b, 0, x] * ms
+            for x in range(XR):
+                ym[x] = Y[r, a, 0, x] * ms
+            for s in range(1, n):
+                ms = m[r, p, s]
+                for x in range(XL):
+                    vm[x] += V[r, b, s, x] * ms
+                for x in range(XR):
+                    ym[x] += Y[r, a, s, x] * ms
+            for x in range(XL):
+                vm[x] *= WL[r, a, x]
+            for x in range(XR):
+                ym[x] *= WR[r, b, x]
+            for k in range(KL):
+                acc = 0.0
+                for x in range(XL):
+                    acc += vm[x] * bitsLT[k, x]
+                T[r, p, k] = acc
+            for k in range(KR):
+                acc = 0.0
+                for x in range(XR):
+                    acc += ym[x] * bitsRT[k, x]
+                T[r, p, KL + k] = acc
+
+
+def warm_up() -> None:
+    """Compile (or load from the cache) every loop on a tiny case."""
+    Y = np.ones((1, 1, 2, 2))
+    W = np.ones((1, 1, 2))
+    k = np.zeros(1, dtype=np.int64)
+    q = np.empty((1, 1, 2))
+    upward(Y, W, k, k, q)
+    scatter_left(W, q, k, k, np.zeros((1, 1, 2, 2)))
+    bits = np.ones((1, 2))
+    child_terms(Y, Y, W, W, q, k, k, bits, bits, np.zeros((1, 1, 2)))
