@@ -56,7 +56,7 @@ same tree and data; the lines ``estep_per_pattern_over_sub_pattern_cpu_min[<n> t
 smallest ratio per term count, ``hnb_over_hbn_estep_cpu_max=`` the largest HNB / HBN ratio of one
 E-step (the kernels' cost, without the number of iterations each model runs).  The same E-step
 is timed with the wide nodes in numpy instead of the compiled loops of
-:mod:`hbnlab.bn.split_jit` (``kernels.USE_JIT`` off); ``estep_numpy_over_compiled_cpu_min[<n>
+:mod:`hbnlab.bn.hbn_jit` (``kernels.USE_JIT`` off); ``estep_numpy_over_compiled_cpu_min[<n>
 terms]=`` gives the smallest ratio per term count.
 
 ``--variants`` fits HBN-AVG (64 restarts) with every stopping rule x criterion and prints test

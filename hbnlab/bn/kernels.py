@@ -42,15 +42,15 @@ from scipy.special import xlogy
 from hbnlab._validation import as_binary
 from hbnlab.bn.structure import FEATURE, TreeStructure
 
-#: Run the wide nodes' loops compiled (:mod:`hbnlab.bn.split_jit`, imported on first use: numba
-#: takes a second to load); False, or numba missing: the numpy route.
+#: Run the E-step's loops of wide nodes and child messages compiled (:mod:`hbnlab.bn.hbn_jit`,
+#: imported on first use: numba takes a second to load); False, or numba missing: numpy only.
 USE_JIT = importlib.util.find_spec("numba") is not None
 
 
 def _jit():
-    from hbnlab.bn import split_jit
+    from hbnlab.bn import hbn_jit
 
-    return split_jit
+    return hbn_jit
 
 # upper bound on the estimated float64 elements of a node's intermediate arrays (TreePlan.block,
 # per restart) times the restarts processed at once: batches of restarts are processed in
@@ -550,7 +550,7 @@ def _split_downward(nd, C, W, Y, g, m, unit, R):
     for the columns ``k`` of ``bitsL`` then ``bitsR`` (binary: child b = 1; k-state: child b in
     state t), with ``p`` over the node's sub-patterns (``unit`` None) or the patterns ``unit``
     maps to them.  Both read the per-key tables ``Y`` (upward pass) and ``V`` (below) row by row
-    (:mod:`hbnlab.bn.split_jit`, or numpy gathers without numba)."""
+    (:mod:`hbnlab.bn.hbn_jit`, or numpy gathers without numba)."""
     sp_ = nd.split
     WL, WR = W
     XL, XR = sp_.XL, sp_.XR
@@ -714,15 +714,21 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
             # P(child b = 1 | f, c) = sum_s rho(s) D1[b, s]; P(child b = 0 | f, c) is its complement
             # within P(i | f, c) summed over s (= 1 up to rounding): an absolute error ~1e-16 only.
             # On sub-patterns (unit None) the same sums are weighted by the counts.
-            qi = q[i] if unit is None else q[i][:, unit]
-            tot = m[..., :1] * qi[..., :1] + m[..., 1:] * qi[..., 1:]            # (R, ., 1)
             if T1 is None:
                 Dp = D1 if unit is None else D1[:, unit]                         # (R, ., h, 2)
-                T1 = Dp[..., 0] * m[..., :1] + Dp[..., 1] * m[..., 1:]
-            p1 = np.clip(T1, 0.0, tot)                                            # (R, ., h)
-            p0 = tot - p1
-            for b, c in enumerate(nd.hid_nodes):
-                msg[c] = _child_message(plan, nd, c, q[c], np.stack([p0[..., b], p1[..., b]], axis=-1), unit)
+                T1 = Dp[..., 0] * m[..., :1] + Dp[..., 1] * m[..., 1:]          # (R, ., h)
+            if USE_JIT and unit is None:
+                m, qi, T1 = (np.ascontiguousarray(a) for a in (m, q[i], T1))
+                for b, c in enumerate(nd.hid_nodes):
+                    msg[c] = np.empty(q[c].shape)
+                    _jit().child_message(m, qi, T1, b, nd.child_map[c], np.ascontiguousarray(q[c]), msg[c])
+            else:
+                qi = q[i] if unit is None else q[i][:, unit]
+                tot = m[..., :1] * qi[..., :1] + m[..., 1:] * qi[..., 1:]        # (R, ., 1)
+                p1 = np.clip(T1, 0.0, tot)
+                p0 = tot - p1
+                for b, c in enumerate(nd.hid_nodes):
+                    msg[c] = _child_message(plan, nd, c, q[c], np.stack([p0[..., b], p1[..., b]], axis=-1), unit)
     if return_posteriors:
         return stats, ll, posts
     return stats, ll
