@@ -27,7 +27,7 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
                                                  f"{', '.join(data.categories)}")
         state.remember(state.LAST_TRAIN_JOB, job_id)
         where = widgets.md_escape(services.config_corpus_label(cfg))
-        state.flash(f"Submitted job #{job_id} ({preset.title}) on {where}.")
+        state.remember(state.TRAIN_NOTE, f"Submitted job #{job_id} ({preset.title}) on {where}.")
         st.rerun()
 
 with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
@@ -74,6 +74,7 @@ with st.form("train_form"):
                + ", ".join(f"{a}: B={cfg.structure_params(a)[0]}, alpha={cfg.structure_params(a)[1]:g}"
                            for a in (tree_learner_name(c) for c in CLUSTERINGS)))
     submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
+note = None
 if submitted:
     if not classes or not chosen:
         st.error("Choose at least one class and one classifier.")
@@ -82,7 +83,8 @@ if submitted:
         with widgets.readable_errors():
             job_id = services.submit_train(cfg, classes=classes, classifiers=chosen, stage=stage)
         state.remember(state.LAST_TRAIN_JOB, job_id)
-        st.success(f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es).")
+        note = f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es)."
+widgets.submission_note(state.TRAIN_NOTE, note)
 
 st.subheader("Jobs")
 widgets.job_table(key="train_jobs")

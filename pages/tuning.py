@@ -26,6 +26,7 @@ with st.form("tune_form"):
     nf_values = c3.multiselect("Terms per class", [10, 20, 30, 60, 100], default=[cfg.n_features]
                                if cfg.n_features in (10, 20, 30, 60, 100) else [30], key="u_nf")
     submitted = st.form_submit_button("Run the grid", type="primary", icon=":material/grid_on:")
+note = None
 if submitted:
     with widgets.readable_errors(stop=False):
         alphas = services.parse_alpha_values(alpha_text, clustering_of(algorithm))
@@ -33,8 +34,9 @@ if submitted:
             raise ValueError("choose at least one B value, one number of terms and one class")
         job_id = services.submit_tune(cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes)
         state.remember(state.LAST_TUNE_JOB, job_id)
-        st.success(f"Submitted tuning job #{job_id}: {len(B_values) * len(alphas) * len(nf_values)} cells x "
-                   f"{len(classes)} classes.")
+        note = (f"Submitted tuning job #{job_id}: {len(B_values) * len(alphas) * len(nf_values)} cells x "
+                f"{len(classes)} classes.")
+widgets.submission_note(state.TUNE_NOTE, note)
 
 st.subheader("Jobs")
 widgets.job_table(kind="tune", key="tune_jobs")

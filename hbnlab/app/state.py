@@ -19,6 +19,9 @@ LAST_TUNE_JOB = "hbnlab.last_tune_job"
 EVAL_JOB = "hbnlab.eval_job"
 EXPLAIN_DOC = "hbnlab.explain_doc"
 FLASH = "hbnlab.flash"
+#: The last job submission of the Training / Tuning page (see widgets.submission_note).
+TRAIN_NOTE = "hbnlab.train_note"
+TUNE_NOTE = "hbnlab.tune_note"
 CONFIG_LISTENER = "hbnlab.config_listener"
 #: Set once ``app.py`` has built the navigation in this session.
 APP_NAVIGATION = "hbnlab.app_navigation"
@@ -125,4 +128,4 @@ def recall(key: str, default=None):
 __all__ = ["ExperimentConfig", "get_config", "set_config", "update_config", "change_corpus", "reset_config",
            "sync_query_params",
            "config_warnings", "flash", "pop_flash", "remember", "recall", "on_config_change", "CONFIG",
-           "LAST_TRAIN_JOB", "LAST_TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC"]
+           "LAST_TRAIN_JOB", "LAST_TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC", "TRAIN_NOTE", "TUNE_NOTE"]

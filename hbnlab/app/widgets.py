@@ -386,6 +386,18 @@ def live_em_traces(*, key: str = "live_em") -> None:
     _plot()
 
 
+def submission_note(key: str, message: str | None = None) -> None:
+    """Show the page's last job submission (``message``, Markdown, replaces it) until the next
+    one.  A confirmation written only in the run that submitted the job would vanish at the
+    next rerun, and the job table reruns the page as soon as a job finishes: a quick job would
+    take its own confirmation with it."""
+    if message is not None:
+        state.remember(key, message)
+    note = state.recall(key)
+    if note:
+        st.success(note)
+
+
 def wait_note(job_id: int) -> None:
     st.info(f"Job #{job_id} is running in the background; its progress is in the table below.",
             icon=":material/hourglass_top:")
@@ -393,7 +405,7 @@ def wait_note(job_id: int) -> None:
 
 __all__ = ["page_frame", "sidebar_status", "synthetic_notice", "show_error", "readable_errors", "load_corpus",
            "load_experiment", "class_picker", "job_picker", "unit_picker", "job_table", "corpus_description",
-           "wait_note", "live_em_traces"]
+           "wait_note", "submission_note", "live_em_traces"]
 
 
 def finished_job_outputs(key: str):

@@ -207,6 +207,8 @@ class _Split:
     SegL: sp.csr_matrix   # (n_kL, P_i)
     bitsL: np.ndarray     # (XL, hL)
     bitsR: np.ndarray     # (XR, h - hL)
+    idxL: np.ndarray      # (n_kL, hL) row of each left child's sub-patterns per left key
+    idxR: np.ndarray      # (n_kR, h - hL)
 
 
 def _make_split(nd, base_ids, bases, cards=None, hL=None):
@@ -247,7 +249,10 @@ def _make_split(nd, base_ids, bases, cards=None, hL=None):
         aL = int(nd.starts[hL])
         bitsL = np.ascontiguousarray(nd.ind[:XL, :aL])
         bitsR = np.ascontiguousarray(nd.ind[::XL, aL:])
-    return _Split(hL, XL, XR, kL, kR, repL, repR, blocks, SegL, bitsL, bitsR)
+    idxL = np.column_stack([c[repL] for c in cols[:hL]] or [np.zeros(repL.size, np.int64)])[:, :hL]
+    idxR = np.column_stack([c[repR] for c in cols[hL:]] or [np.zeros(repR.size, np.int64)])[:, :h - hL]
+    return _Split(hL, XL, XR, kL, kR, repL, repR, blocks, SegL, bitsL, bitsR,
+                  np.ascontiguousarray(idxL), np.ascontiguousarray(idxR))
 
 
 @dataclass
@@ -371,6 +376,8 @@ class TreePlan:
                 inv, rep, base = rank[inv], rep[order], base[order]
                 nd.inv, nd.P_i = inv, rep.size
                 nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
+                nd.rows_h = np.ascontiguousarray(np.column_stack([nd.child_map[c] for c in nd.hid_nodes])
+                                                 if h else np.zeros((rep.size, 0), np.int64))
                 nd.child_seg = _child_segments(nd, self.nodes)
                 nd.Fd = self.U[rep][:, fcols].astype(np.float64)
                 nd.Seg = sp.csr_matrix((np.ones(self.P), (inv, np.arange(self.P))), shape=(nd.P_i, self.P))
@@ -458,6 +465,17 @@ def _outer(dists):
     return W
 
 
+def _product_of(q, children, rows):
+    """(R, K, 2**h) product distribution of the binary hidden ``children``, child ``b`` taken at
+    sub-pattern ``rows[k, b]`` of its ``q`` (index bit b = state of child b, as :func:`_outer`)."""
+    if USE_JIT:
+        qs = tuple(np.require(q[c], requirements="CW") for c in children)   # one array type for the tuple
+        W = np.empty((qs[0].shape[0], rows.shape[0], 2**len(children)))
+        _jit().outer_gather(qs, rows, W)
+        return W
+    return _outer([q[c][:, rows[:, b], :] for b, c in enumerate(children)])
+
+
 def _segment_sum(Seg, a):
     """(R, P, 2) pattern values -> (R, P_i, 2) sums over the patterns of each sub-pattern."""
     R, P, S = a.shape
@@ -507,7 +525,7 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
                 A = A * W[:, None]
             qi = np.swapaxes(_sum_last(A), 1, 2)
         else:
-            W = _outer([q[c][:, nd.child_map[c], :] for c in nd.hid_nodes])
+            W = _product_of(q, nd.hid_nodes, nd.rows_h) if nd.h else None
             A = None
             if nd.mode == "dense":
                 qi = W @ C
@@ -527,8 +545,12 @@ def _split_upward(nd, C, q, R):
     """Upward step in mode "split": returns q (R, P_i, n), (W_L, W_R) and Y (R, #kL, n, XR)."""
     sp_ = nd.split
     hL = sp_.hL
-    WL = _outer([q[c][:, nd.child_map[c][sp_.repL], :] for c in nd.hid_nodes[:hL]])   # (R, nL, XL)
-    WR = _outer([q[c][:, nd.child_map[c][sp_.repR], :] for c in nd.hid_nodes[hL:]])   # (R, nR, XR)
+    if nd.mode == "split":
+        WL = _product_of(q, nd.hid_nodes[:hL], sp_.idxL)                # (R, nL, XL)
+        WR = _product_of(q, nd.hid_nodes[hL:], sp_.idxR)                # (R, nR, XR)
+    else:
+        WL = _outer([q[c][:, nd.child_map[c][sp_.repL], :] for c in nd.hid_nodes[:hL]])
+        WR = _outer([q[c][:, nd.child_map[c][sp_.repR], :] for c in nd.hid_nodes[hL:]])
     n = C.shape[-1]
     Y = np.empty((R, sp_.repL.size, n, sp_.XR))
     for rows, aL, zL, _, _ in sp_.blocks:

@@ -143,6 +143,8 @@ def test_main_flow_through_the_widgets(app):
     app.run()
     no_exceptions(app)
     assert not app.error, _texts(app, "error")
+    # the confirmation outlives the rerun that follows the job's end
+    assert any("Submitted training job #1" in s for s in _texts(app, "success"))
     assert frame_with(app, "classifier", "EM iterations")["classifier"].tolist() == ["HBN-OR", "NB", "HBN-OR", "NB"]
     assert app.get("plotly_chart"), "EM trace plot"
     # evaluation
