@@ -9,6 +9,10 @@ its two keys: numpy has to gather those rows into arrays of (restarts, sub-patte
 configurations) first, which is most of the cost of a wide node.  The loops below read the rows
 in place and write only the result.
 
+Products: a node's table is weighted by the product distribution of its hidden children, per
+sub-pattern (or per key of a group); numpy gathers each child's rows and builds the product one
+child at a time, an array per step, the loop below writes it once.
+
 Downward messages: the message of a hidden child is summed from its parent's sub-patterns into
 its own and divided by its upward distribution; numpy needs a stacked copy, a transposed copy,
 a sparse product and a masked division for it, the loop below one pass.

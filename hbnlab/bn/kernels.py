@@ -8,7 +8,9 @@ Everything here works on
   so that many EM restarts, or a single parameter set (``R = 1``), run through the same code.
 
 Shapes used throughout: ``R`` restarts, ``P`` patterns, ``k`` nodes below a node, ``h`` of them
-hidden and ``f`` of them features.  Python loops run over tree nodes only.
+hidden and ``f`` of them features.  Python loops run over tree nodes only; the HBN E-step's
+passes over the sub-patterns of wide nodes, the products of the hidden children's distributions and
+the child messages run as compiled loops (:mod:`hbnlab.bn.hbn_jit`), with numpy as the reference.
 
 HBN (arcs toward the root; features are observed parentless roots)
     Upward: ``q_i[r, p, s] = P(H_i = s | features under i)``.  Because the subtrees below a node
@@ -54,8 +56,8 @@ def _jit():
 
 # upper bound on the estimated float64 elements of a node's intermediate arrays (TreePlan.block,
 # per restart) times the restarts processed at once: batches of restarts are processed in
-# chunks below it.  ~12 MB keeps the arrays of one chunk in the processor's cache; on Reuters
-# (100-300 terms, 64 restarts) whole HBN fits were 1.1-1.4x faster than with 64 MB chunks.
+# chunks below it.  ~12 MB keeps the arrays of one chunk in the processor's cache (Reuters trade,
+# HBN-OR, 64 restarts: 1.1x faster at 100 terms than with 64 MB chunks, the same at 300).
 MAX_BLOCK_ELEMENTS = 1_500_000
 # an HBN node with at least this many hidden children is computed in "split" mode (see
 # _Split): its hidden children are split into two groups whose configurations are summed one
