@@ -54,6 +54,7 @@ def _jit():
 
     return hbn_jit
 
+
 # upper bound on the estimated float64 elements of a node's intermediate arrays (TreePlan.block,
 # per restart) times the restarts processed at once: batches of restarts are processed in
 # chunks below it.  ~12 MB keeps the arrays of one chunk in the processor's cache (Reuters trade,
@@ -158,6 +159,7 @@ class _HBNNode:
     inv: np.ndarray = None         # (P,) pattern -> sub-pattern
     P_i: int = 0
     child_map: dict = None         # hidden child c -> (P_i,) index into c's sub-patterns
+    rows_h: np.ndarray = None      # (P_i, h) the same maps side by side, hid_nodes order (binary nodes)
     child_seg: dict = None         # hidden child c -> (P_c, P_i) csr: sums sub-patterns into c's
     Fd: np.ndarray = None          # (P_i, f) float 0/1 values of the feature children
     mode: str = "dense"            # "dense" (f = 0, h < 3), "gather" (f > 0, h < 3), "split" (h >= 3),
@@ -251,10 +253,10 @@ def _make_split(nd, base_ids, bases, cards=None, hL=None):
         aL = int(nd.starts[hL])
         bitsL = np.ascontiguousarray(nd.ind[:XL, :aL])
         bitsR = np.ascontiguousarray(nd.ind[::XL, aL:])
-    idxL = np.column_stack([c[repL] for c in cols[:hL]] or [np.zeros(repL.size, np.int64)])[:, :hL]
-    idxR = np.column_stack([c[repR] for c in cols[hL:]] or [np.zeros(repR.size, np.int64)])[:, :h - hL]
-    return _Split(hL, XL, XR, kL, kR, repL, repR, blocks, SegL, bitsL, bitsR,
-                  np.ascontiguousarray(idxL), np.ascontiguousarray(idxR))
+    # both groups are non-empty (h >= SPLIT_MIN_HIDDEN)
+    idxL = np.column_stack([c[repL] for c in cols[:hL]])
+    idxR = np.column_stack([c[repR] for c in cols[hL:]])
+    return _Split(hL, XL, XR, kL, kR, repL, repR, blocks, SegL, bitsL, bitsR, idxL, idxR)
 
 
 @dataclass
@@ -378,8 +380,7 @@ class TreePlan:
                 inv, rep, base = rank[inv], rep[order], base[order]
                 nd.inv, nd.P_i = inv, rep.size
                 nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
-                nd.rows_h = np.ascontiguousarray(np.column_stack([nd.child_map[c] for c in nd.hid_nodes])
-                                                 if h else np.zeros((rep.size, 0), np.int64))
+                nd.rows_h = np.column_stack([nd.child_map[c] for c in nd.hid_nodes]) if h else None
                 nd.child_seg = _child_segments(nd, self.nodes)
                 nd.Fd = self.U[rep][:, fcols].astype(np.float64)
                 nd.Seg = sp.csr_matrix((np.ones(self.P), (inv, np.arange(self.P))), shape=(nd.P_i, self.P))
@@ -602,8 +603,8 @@ def _split_downward(nd, C, W, Y, g, m, unit, R):
     kL, kR = (sp_.kL, sp_.kR) if unit is None else (sp_.kL[unit], sp_.kR[unit])
     if USE_JIT:
         T = np.empty((R, kL.size, sp_.bitsL.shape[1] + sp_.bitsR.shape[1]))
-        _jit().child_terms(V, Y, WL, WR, np.ascontiguousarray(m), kL, kR, np.ascontiguousarray(sp_.bitsL.T),
-                              np.ascontiguousarray(sp_.bitsR.T), T)
+        _jit().child_terms(V, Y, WL, WR, np.ascontiguousarray(m), kL, kR,
+                           np.ascontiguousarray(sp_.bitsL.T), np.ascontiguousarray(sp_.bitsR.T), T)
         return N, T
     VM = V[:, kR, 0] * m[..., :1]                                      # (R, rows, XL)
     YM = Y[:, kL, 0] * m[..., :1]                                      # (R, rows, XR)
