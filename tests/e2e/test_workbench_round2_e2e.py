@@ -23,6 +23,22 @@ PAGES = ("Corpus", "Features", "Structure", "Training", "Tuning", "Evaluation", 
          "Learn")
 
 
+def _wait_for_submission(page, home, text, job_id, timeout=120_000):
+    """Wait for a submission's confirmation; on a timeout, fail with what the page shows (its
+    alerts, whether the job exists) and a screenshot, so that a failure under load says why."""
+    from hbnlab.jobs.registry import RunRegistry
+
+    try:
+        page.get_by_text(text).wait_for(timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - playwright's TimeoutError, reported below
+        _shot(page, "round2-failure")
+        alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
+        rec = RunRegistry(home / "runs").get(job_id)
+        pytest.fail(f"no {text!r} after {timeout / 1000:.0f} s; job #{job_id}: "
+                    f"{rec.state if rec else 'not created'}; alerts on the page: {alerts}; "
+                    f"screenshot test-output/e2e/round2-failure.png ({type(exc).__name__})")
+
+
 def test_two_corpora_demo_preset_compare_and_page_times(server):
     from playwright.sync_api import sync_playwright
 
@@ -38,14 +54,14 @@ def test_two_corpora_demo_preset_compare_and_page_times(server):
 
         # job 1: naive Bayes on the synthetic corpus
         _nav(page, "Training")
-        page.locator('[data-testid="stMultiSelect"]', has_text="Classifiers").locator(
-            '[aria-label="Clear all"], [data-testid="stMultiSelectClearAll"]').first.click()
+        chooser = page.locator('[data-testid="stMultiSelect"]', has_text="Classifiers")
+        chooser.locator('[aria-label="Clear all"], [data-testid="stMultiSelectClearAll"]').first.click()
         page.keyboard.press("Escape")
-        page.locator('[data-testid="stMultiSelect"]', has_text="Classifiers").click()
+        chooser.click()
         page.get_by_role("option", name="NB", exact=True).click()
         page.keyboard.press("Escape")
         page.get_by_role("button", name="Train", exact=True).click()
-        page.get_by_text("Submitted training job #1").wait_for()
+        _wait_for_submission(page, home, "Submitted training job #1", job_id=1)
         assert wait_job(home, 1, timeout=600).state == "done"
 
         # job 2: the quick demo preset on Reuters, timed from the click to the finished job
