@@ -304,14 +304,21 @@ def m_step(stats: SufficientStatistics, cpts, pseudo_count: float = 0.0):
     """New batched tables from expected counts: ``(N + a) / (N_row + n a)`` for a node of ``n``
     states (the posterior mean under a symmetric Dirichlet(a) prior; maximum likelihood for
     ``a = 0``).  Rows whose total is zero become uniform (see the module docstring).  Tables
-    without statistics are kept."""
+    without statistics are kept.  Tables of one shape are normalised as one stacked array (the
+    same arithmetic per element); the new tables are views into it."""
     new = list(cpts)
+    groups: dict[tuple, list] = {}
     for i, N in stats.counts.items():
+        groups.setdefault(N.shape, []).append(i)
+    for ids in groups.values():
+        N = stats.counts[ids[0]][None] if len(ids) == 1 else np.stack([stats.counts[i] for i in ids])
         if pseudo_count:
             N = N + pseudo_count
         tot = N.sum(axis=-1, keepdims=True)
         ok = tot > 0
-        new[i] = np.where(ok, N / np.where(ok, tot, 1.0), 1.0 / N.shape[-1])
+        T = np.where(ok, N / np.where(ok, tot, 1.0), 1.0 / N.shape[-1])
+        for k, i in enumerate(ids):
+            new[i] = T[k]
     return new
 
 
@@ -365,7 +372,17 @@ def _criterion(stats: SufficientStatistics, tables, criterion: str, pseudo_count
     return crit
 
 
+def _take(tables, keep) -> list:
+    """The rows ``keep`` (a boolean mask over the restarts) of batched tables; the tables
+    themselves when every restart is kept."""
+    if keep.all():
+        return list(tables)
+    return [t[keep] for t in tables]
+
+
 def _subset(stats: SufficientStatistics, keep) -> SufficientStatistics:
+    if keep.all():
+        return stats
     return SufficientStatistics({i: N[keep] for i, N in stats.counts.items()}, stats.log_likelihood[keep],
                                 stats.conditional_log_likelihood[keep])
 
@@ -572,7 +589,7 @@ def _plain_loop(data, cpts, run: _Run, *, tol, max_iter, stopping, criterion, ps
     settle = dict(max_iter=max_iter, screen_iter=screen_iter, screen_keep=screen_keep)
     for it in range(max_iter + 1):
         idx = np.flatnonzero(run.active)
-        sub = [c[idx] for c in cpts]
+        sub = _take(cpts, run.active)
         stats = e_step(data, sub)
         crit = _criterion(stats, sub, criterion, pseudo_count)
         prev = run.crit[idx]                                  # the previous iterate's criterion
@@ -582,9 +599,10 @@ def _plain_loop(data, cpts, run: _Run, *, tol, max_iter, stopping, criterion, ps
         go = run.settle(it, idx, sub, stats, stop | (it == max_iter), **settle)
         if not go.any():
             break
-        new = m_step(_subset(stats, go), [c[go] for c in sub], pseudo_count)
+        new = m_step(_subset(stats, go), _take(sub, go), pseudo_count)
         for c, nc in zip(cpts, new):
-            c[idx[go]] = nc
+            if nc is not c:
+                c[idx[go]] = nc
         run.n_iter[idx[go]] += 1
         run.check_cancel(should_stop, cpts)
 
@@ -662,7 +680,7 @@ def _squarem_loop(data, cpts, run: _Run, *, tol, max_iter, stopping, criterion, 
         if not go.any():
             return
         run.check_cancel(should_stop, cpts)
-        idx, sub0, s0, c0 = idx[go], [t[go] for t in sub0], _subset(s0, go), c0[go]
+        idx, sub0, s0, c0 = idx[go], _take(sub0, go), _subset(s0, go), c0[go]
 
         # t1: one EM step; the stopping rule
         sub1 = m_step(s0, sub0, pseudo_count)
@@ -680,7 +698,7 @@ def _squarem_loop(data, cpts, run: _Run, *, tol, max_iter, stopping, criterion, 
             return
         run.check_cancel(should_stop, cpts)
         idx, s1, c1 = idx[go], _subset(s1, go), c1[go]
-        sub0, sub1 = [t[go] for t in sub0], [t[go] for t in sub1]
+        sub0, sub1 = _take(sub0, go), _take(sub1, go)
 
         # t2, the trial point, the safeguard
         sub2 = m_step(s1, sub1, pseudo_count)

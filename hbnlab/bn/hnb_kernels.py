@@ -19,15 +19,37 @@ from hbnlab.bn.kernels import TreePlan, _HNBNode, _log, _safe_ratio, _segment_su
 LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
 
 
-def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree):
+def _feature_logtables(plan: TreePlan, cpts):
+    """node -> (R, f, n, 2) floored log tables of the node's feature children, for the nodes
+    with feature children.  Binary trees: every table stacked, logged and floored once, the
+    nodes' tables are views into it."""
+    nodes = [i for i in plan.bottom_up if plan.nodes[i].feat_children]
+    feats = [c for i in nodes for c in plan.nodes[i].feat_children]
+    if len({cpts[c].shape for c in feats}) != 1:
+        return {i: _floored_log(np.stack([cpts[c] for c in plan.nodes[i].feat_children], axis=1)) for i in nodes}
+    L = _floored_log(np.stack([cpts[c] for c in feats], axis=1))
+    out, a = {}, 0
+    for i in nodes:
+        b = a + len(plan.nodes[i].feat_children)
+        out[i] = L[:, a:b]
+        a = b
+    return out
+
+
+def _floored_log(A):
+    with np.errstate(divide="ignore"):
+        return np.maximum(np.log(A), LOG_FLOOR)
+
+
+def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree, L=None):
     """(R, P_i, 2) sum over the feature children j of log P(F_j = x_j | node = s) on the node's
-    sub-patterns, floored."""
+    sub-patterns, floored.  ``L``: the children's floored log tables (R, f, 2[s], 2[x]), if
+    already computed."""
     if not nd.feat_children:
         return None
-    A = np.stack([cpts[c] for c in nd.feat_children], axis=1)        # (R, f, 2[s], 2[x])
-    with np.errstate(divide="ignore"):
-        L = np.maximum(np.log(A), LOG_FLOOR)
-    R, f, n = A.shape[:3]
+    if L is None:
+        L = _floored_log(np.stack([cpts[c] for c in nd.feat_children], axis=1))   # (R, f, 2[s], 2[x])
+    R, f, n = L.shape[:3]
     L0 = L[..., 0].sum(axis=1)                                         # (R, n)
     D = (L[..., 1] - L[..., 0]).transpose(1, 0, 2).reshape(f, R * n)   # (f, R * n)
     LU = (nd.Uf @ D).reshape(-1, R, n).transpose(1, 0, 2)              # one matrix product
@@ -54,6 +76,7 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
     since its lambda depends on nothing else.  See :func:`hnb_upward` for the arrays."""
     tree = plan.tree
     loglam, lam, msg, scale = {}, {}, {}, {}
+    logtables = _feature_logtables(plan, cpts) if not removed else {}
     for i in plan.bottom_up:
         nd: _HNBNode = plan.nodes[i]
         Lf = None
@@ -64,7 +87,7 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
                                nd.Uf[:, keep] if keep else None)
                 Lf = _hnb_feature_loglambda(sub, cpts, tree)
             else:
-                Lf = _hnb_feature_loglambda(nd, cpts, tree)
+                Lf = _hnb_feature_loglambda(nd, cpts, tree, logtables.get(i))
         total = Lf
         for c in nd.hid_nodes:
             if c in removed:
@@ -142,11 +165,9 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
     ll_full = (counts * lc).sum(axis=1)
     lse = np.logaddexp(lj[..., 0], lj[..., 1])
     ll_cond = (counts * (lc - lse)).sum(axis=1)
-    onehot = np.zeros((P, 2))
-    onehot[np.arange(P), yi] = 1.0
+    onehot = (yi[:, None] == np.arange(2)).astype(np.float64)                   # (P, 2)
     weighted = counts[:, None] * onehot
-    Q0 = np.zeros((root.P_i, 2))
-    np.add.at(Q0, root.inv, weighted)
+    Q0 = np.stack([np.bincount(root.inv, weights=weighted[:, k], minlength=root.P_i) for k in range(2)], axis=-1)
     Q = {0: np.broadcast_to(Q0, (R, root.P_i, 2))}
     stats = {0: np.broadcast_to(counts @ onehot, (R, 2)).copy()}
     for u in plan.top_down:
@@ -155,10 +176,10 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
         if nd.feat_children:
             n_u = Qu.shape[-1]
             pc = np.swapaxes(Qu, 1, 2).reshape(R * n_u, -1)                # (R * n_u, P_u)
-            n1 = (pc @ nd.Uf).reshape(R, n_u, -1)                          # (R, n_u, f)
-            n0 = (pc @ nd.Uf0).reshape(R, n_u, -1)
+            n01 = np.stack([(pc @ nd.Uf0).reshape(R, n_u, -1), (pc @ nd.Uf).reshape(R, n_u, -1)],
+                           axis=-1)                                        # (R, n_u, f, 2[x])
             for j, c in enumerate(nd.feat_children):
-                stats[c] = np.stack([n0[..., j], n1[..., j]], axis=-1)    # (R, 2[s_u], 2[x])
+                stats[c] = n01[:, :, j]                                    # (R, 2[s_u], 2[x])
         for c in nd.hid_nodes:
             # sum_p count_p P(u | e_p) / m_{c->u}(u) over the child's sub-patterns
             ratio = _safe_ratio(_segment_sum(nd.child_seg[c], Qu), msg[c])   # (R, P_c, n_u)

@@ -181,6 +181,25 @@ def test_m_step_by_hand_pseudo_count_and_zero_rows():
     np.testing.assert_allclose(new[0][0], [[4 / 6, 2 / 6], [0.5, 0.5], [1 / 4, 3 / 4]])
 
 
+@pytest.mark.parametrize("pseudo_count", [0.0, 0.5])
+def test_m_step_normalises_tables_of_one_shape_together_exactly_as_one_by_one(pseudo_count):
+    # tables of three shapes (two of them shared by several nodes), empty rows among them: the
+    # stacked normalisation gives every table bit for bit what it gives the table alone
+    rng = np.random.default_rng(3)
+    shapes = {1: (4, 2, 2), 2: (4, 2, 2), 3: (4, 3), 4: (4, 2, 2), 5: (4, 3), 6: (4, 6, 3)}
+    counts = {i: rng.integers(0, 4, size=s).astype(float) * rng.random(s) for i, s in shapes.items()}
+    counts[2][1, 0] = 0.0
+    prev = [rng.random((4, 2))] + [rng.random(s) for s in shapes.values()]
+    stats = em.SufficientStatistics(counts, np.zeros(4), np.zeros(4))
+    together = em.m_step(stats, prev, pseudo_count)
+    assert together[0] is prev[0]                                    # no statistics: kept
+    for i in shapes:
+        alone = em.m_step(em.SufficientStatistics({i: counts[i]}, np.zeros(4), np.zeros(4)), prev, pseudo_count)
+        assert together[i].shape == shapes[i]
+        np.testing.assert_array_equal(together[i], alone[i])
+    if not pseudo_count:
+        np.testing.assert_array_equal(together[2][1, 0], [0.5, 0.5])   # an empty row is uniform
+
 def test_unseen_parent_configuration_gets_uniform_row_and_no_nan():
     # F0 and F1 are never both present in training: class row 3 has zero expected count
     tree = TreeStructure.from_nested([0, 1])
