@@ -17,6 +17,12 @@ Downward messages: the message of a hidden child is summed from its parent's sub
 its own and divided by its upward distribution; numpy needs a stacked copy, a transposed copy,
 a sparse product and a masked division for it, the loop below one pass.
 
+Narrow nodes with feature children (mode "gather": fewer than three hidden children): the table
+row of a sub-pattern is its base row (the features' configuration) plus the hidden children's
+offset; numpy gathers the ``2**h`` rows of every sub-pattern into an array of (restarts, states,
+sub-patterns, configurations) weighted by the children's product distribution, which the
+downward pass reuses.  The loops below read the rows in place in both passes.
+
 Compiled by numba (``cache=True``: once per machine; loading the compiled code takes about a
 second per process); :mod:`hbnlab.bn.kernels` keeps the numpy route as the reference and for
 machines without numba (``kernels.USE_JIT``).
@@ -152,6 +158,44 @@ def outer_gather(qs, rows, W):  # pragma: no cover - compiled
                 size *= 2
 
 
+@njit(cache=True, nogil=True, fastmath=_FAST)
+def gather_up(W, C, idx, q):  # pragma: no cover - compiled
+    """``q[r, p, s] = sum_x W[r, p, x] C[r, idx[p, x], s]``."""
+    R, rows, n = q.shape
+    X = idx.shape[1]
+    for r in range(R):
+        for p in range(rows):
+            for s in range(n):
+                acc = 0.0
+                for x in range(X):
+                    acc += W[r, p, x] * C[r, idx[p, x], s]
+                q[r, p, s] = acc
+
+
+@njit(cache=True, nogil=True, fastmath=_FAST)
+def gather_down(W, C, idx, g, bits, N, T):  # pragma: no cover - compiled
+    """With ``a = W[r, p, x] C[r, idx[p, x], s] g[r, p, s]`` (``g`` the message summed on the
+    sub-patterns): the expected counts ``N[r, idx[p, x], s] += a`` (``N`` zero on entry) and the
+    hidden children's terms ``T[r, p, b] = sum over x with bits[x, b] and s of a``."""
+    R, rows, n = g.shape
+    X, h = bits.shape
+    for r in range(R):
+        for p in range(rows):
+            for b in range(h):
+                T[r, p, b] = 0.0
+            for x in range(X):
+                row = idx[p, x]
+                w = W[r, p, x]
+                tx = 0.0
+                for s in range(n):
+                    a = w * C[r, row, s] * g[r, p, s]
+                    N[r, row, s] += a
+                    tx += a
+                for b in range(h):
+                    if bits[x, b] != 0.0:
+                        T[r, p, b] += tx
+
+
 def warm_up() -> None:
     """Compile (or load from the cache) every loop on a tiny case."""
     Y = np.ones((1, 1, 2, 2))
@@ -163,3 +207,6 @@ def warm_up() -> None:
     bits = np.ones((1, 2))
     child_terms(Y, Y, W, W, q, k, k, bits, bits, np.zeros((1, 1, 2)))
     child_message(q, q, q, 0, k, q, np.empty((1, 1, 2)))
+    idx = np.zeros((1, 2), dtype=np.int64)
+    gather_up(W, q, idx, np.empty((1, 1, 2)))
+    gather_down(W, q, idx, q, np.ones((2, 1)), np.zeros((1, 1, 2)), np.empty((1, 1, 1)))

@@ -532,16 +532,29 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
             A = None
             if nd.mode == "dense":
                 qi = W @ C
+            elif USE_JIT:
+                # mode "gather", compiled: the rows are read in place (the downward pass too)
+                qi = np.empty((R, nd.P_i, 2))
+                _jit().gather_up(_gather_weights(W, R, nd.P_i), np.ascontiguousarray(C), nd.idx, qi)
             else:
-                A = np.swapaxes(C, 1, 2)[:, :, nd.idx]             # (R, 2, P_i, X)
-                if W is not None:
-                    A = A * W[:, None]
+                A = _gathered(nd, C, W)
                 qi = np.swapaxes(_sum_last(A), 1, 2)
         if i in overrides:
             qi = np.broadcast_to(overrides[i], qi.shape)
         q[i] = qi
         cache[i] = (W, A)
     return q, cache
+
+
+def _gathered(nd, C, W):
+    """Mode "gather": (R, 2, P_i, X) the table rows of every sub-pattern weighted by the product
+    distribution ``W`` of the hidden children (None: no hidden child)."""
+    A = np.swapaxes(C, 1, 2)[:, :, nd.idx]
+    return A if W is None else A * W[:, None]
+
+
+def _gather_weights(W, R, P_i):
+    return np.ones((R, P_i, 1)) if W is None else np.ascontiguousarray(W)
 
 
 def _split_upward(nd, C, q, R):
@@ -726,7 +739,13 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
                 D1 = (W @ E).reshape(R, nd.P_i, nd.h, 2)
         elif nd.mode == "split":
             stats[i], T1 = _split_downward(nd, C, W, A, g, m, unit, R)
+        elif USE_JIT and unit is None:
+            stats[i] = np.zeros((R, 2**nd.k, 2))
+            T1 = np.empty((R, nd.P_i, nd.h))
+            _jit().gather_down(_gather_weights(W, R, nd.P_i), np.ascontiguousarray(C), nd.idx,
+                               np.ascontiguousarray(g), nd.bits, stats[i], T1)
         else:
+            A = _gathered(nd, C, W) if A is None else A
             # N[base + offs[x], s] = sum over the sub-patterns of a run of A[s, p, x] g_p(s)
             red = np.add.reduceat(A * np.swapaxes(g, 1, 2)[..., None], nd.runs, axis=2)   # (R, 2, runs, X)
             stats[i] = np.zeros((R, 2**nd.k, 2))

@@ -79,7 +79,8 @@ def test_batched_restarts_and_chunking_match_single_runs(prob, R):
 
 @pytest.fixture(params=[True, False], ids=["compiled", "numpy"])
 def jit(request, monkeypatch):
-    """Both routes of the wide ("split") nodes: the compiled loops and the numpy gathers."""
+    """Both routes of the wide ("split") and narrow ("gather") nodes: the compiled loops and the
+    numpy gathers."""
     monkeypatch.setattr(K, "USE_JIT", request.param)
     return request.param
 
@@ -99,8 +100,11 @@ def test_hbn_wide_nodes_use_every_kernel_path(jit):
     tree2 = TreeStructure.from_nested([[[0, 1], [2, 3], [4, 5]]])
     modes2 = {nd.mode for nd in em.EMData.from_documents(tree2, np.zeros((1, 6)), [0]).plan.nodes.values()}
     assert modes2 == {"split", "dense", "gather"}
+    tree3 = TreeStructure.from_nested([[[0, 1], [2, 3], 4], 5])   # gather nodes with 0, 1, 2 hidden children
+    plan3 = em.EMData.from_documents(tree3, np.zeros((1, 6)), [0]).plan
+    assert {(nd.mode, nd.h) for nd in plan3.nodes.values()} == {("gather", 0), ("gather", 1), ("gather", 2)}
     rng = np.random.default_rng(5)
-    for t in (tree, tree2):
+    for t in (tree, tree2, tree3):
         p = O.random_params(t, rng)
         X = rng.integers(0, 2, (40, t.n_features))
         y = rng.integers(0, 2, 40)
@@ -473,6 +477,32 @@ def test_compiled_and_numpy_wide_nodes_agree_on_a_reuters_sized_tree(states, mon
             # sub-patterns come ordered by left key within a block of feature configurations
             assert np.all(np.diff(nd.split.kL) >= 0)
     cpts = em.initial_parameters(data, 3, random_state=1)
+    out = {}
+    for use_jit in (True, False):
+        monkeypatch.setattr(K, "USE_JIT", use_jit)
+        for per_pattern in (False, True):
+            out[use_jit, per_pattern] = K.hbn_estep(data.plan, cpts, data.y, data.counts, per_pattern=per_pattern)
+    ref_stats, ref_ll = out[False, True]
+    for stats, ll in out.values():
+        np.testing.assert_allclose(ll, ref_ll, rtol=1e-13)
+        for i in ref_stats:
+            np.testing.assert_allclose(stats[i], ref_stats[i], rtol=1e-11, atol=1e-11 * data.counts.sum())
+
+
+def test_compiled_and_numpy_gather_nodes_agree_on_a_reuters_sized_dep_tree(monkeypatch):
+    # a DEP tree over 60 terms of 1,500 documents: narrow nodes with feature children and 0, 1
+    # or 2 hidden children (mode "gather") with hundreds of sub-patterns; the compiled loops read
+    # their table rows in place, numpy gathers them; both routes, both carriers, the same counts
+    from hbnlab.clustering import construct_tree
+
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 2, 1500)
+    X = (rng.random((1500, 60)) < np.where(y[:, None] == 1, 0.3, 0.1)).astype(int)
+    tree = construct_tree(X, y, B=7, clustering="dep", alpha=170.0)
+    data = em.EMData.from_documents(tree, X, y)
+    gather = [nd for nd in data.plan.nodes.values() if nd.mode == "gather"]
+    assert {nd.h for nd in gather} >= {0, 1} and max(nd.P_i for nd in gather if nd.h) > 300
+    cpts = em.initial_parameters(data, 3, random_state=2)
     out = {}
     for use_jit in (True, False):
         monkeypatch.setattr(K, "USE_JIT", use_jit)
