@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hbnlab.bn import kernels as K
 from hbnlab.bn.kernels import TreePlan, _HNBNode, _log, _safe_ratio, _segment_sum
 
 # log of the smallest positive normal double: the floor for log-probabilities of HNB feature
@@ -53,7 +54,8 @@ def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree, L=None):
     L0 = L[..., 0].sum(axis=1)                                         # (R, n)
     D = (L[..., 1] - L[..., 0]).transpose(1, 0, 2).reshape(f, R * n)   # (f, R * n)
     LU = (nd.Uf @ D).reshape(-1, R, n).transpose(1, 0, 2)              # one matrix product
-    return L0[:, None, :] + LU                                         # (R, P_i, n)
+    # written in (R, P_i, n) order: the arrays of the passes derive from it
+    return np.add(L0[:, None, :], LU, out=np.empty((R, LU.shape[1], n)))
 
 
 def _times_cpt_t(a, C):
@@ -169,6 +171,8 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
     weighted = counts[:, None] * onehot
     Q0 = np.stack([np.bincount(root.inv, weights=weighted[:, k], minlength=root.P_i) for k in range(2)], axis=-1)
     Q = {0: np.broadcast_to(Q0, (R, root.P_i, 2))}
+    if K.USE_JIT and root.hid_nodes:
+        Q[0] = np.ascontiguousarray(Q[0])          # read by every hidden child's loop: one copy
     stats = {0: np.broadcast_to(counts @ onehot, (R, 2)).copy()}
     for u in plan.top_down:
         nd: _HNBNode = plan.nodes[u]
@@ -181,9 +185,15 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
             for j, c in enumerate(nd.feat_children):
                 stats[c] = n01[:, :, j]                                    # (R, 2[s_u], 2[x])
         for c in nd.hid_nodes:
+            Cc = cpts[c]
+            if K.USE_JIT:
+                stats[c] = np.empty(Cc.shape)
+                Q[c] = np.empty(lam[c].shape)
+                K._jit().hnb_child_down(Qu, nd.child_map[c], np.ascontiguousarray(msg[c]),
+                                        np.ascontiguousarray(lam[c]), np.ascontiguousarray(Cc), stats[c], Q[c])
+                continue
             # sum_p count_p P(u | e_p) / m_{c->u}(u) over the child's sub-patterns
             ratio = _safe_ratio(_segment_sum(nd.child_seg[c], Qu), msg[c])   # (R, P_c, n_u)
-            Cc = cpts[c]
             stats[c] = Cc * (np.swapaxes(ratio, 1, 2) @ lam[c])
             Q[c] = lam[c] * _times_cpt(ratio, Cc)
     return stats, ll_full, ll_cond

@@ -79,8 +79,8 @@ def test_batched_restarts_and_chunking_match_single_runs(prob, R):
 
 @pytest.fixture(params=[True, False], ids=["compiled", "numpy"])
 def jit(request, monkeypatch):
-    """Both routes of the wide ("split") and narrow ("gather") nodes: the compiled loops and the
-    numpy gathers."""
+    """Both routes of the wide ("split") and narrow ("gather") HBN nodes and of the HNB's hidden
+    children: the compiled loops and numpy."""
     monkeypatch.setattr(K, "USE_JIT", request.param)
     return request.param
 
@@ -147,10 +147,11 @@ def test_sub_pattern_downward_pass_equals_the_per_pattern_pass(states):
 
 
 @pytest.mark.parametrize("states", [2, 3])
-def test_hnb_sub_pattern_e_step_equals_per_pattern_family_posteriors(states):
+def test_hnb_sub_pattern_e_step_equals_per_pattern_family_posteriors(states, jit):
     # the HNB E-step sums the downward posteriors over sub-patterns; here the expected counts are
     # rebuilt from the per-pattern posteriors (hnb_downward) and the family formula
-    # P(u, c | e) = P(u | e) / m_{c->u}(u) * P(c | u) * lambda_c(c), on a deep tree with many patterns
+    # P(u, c | e) = P(u | e) / m_{c->u}(u) * P(c | u) * lambda_c(c), on a deep tree with many
+    # patterns; both routes of the hidden children's downward step (compiled loop, numpy)
     tree, data = _deep_tree_data(12, "hnb", states)
     plan, counts = data.plan, data.counts
     assert min(nd.P_i for nd in plan.nodes.values()) < plan.P / 10
