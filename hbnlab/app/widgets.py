@@ -75,17 +75,36 @@ def sidebar_status(cfg: ExperimentConfig) -> None:
         _sidebar_jobs()
 
 
-@st.fragment(run_every=2)
-def _sidebar_jobs() -> None:
-    """The sidebar's count of running and queued jobs, refreshed on its own (the rest of the page
-    reruns only on interaction)."""
+#: Seconds between refreshes of the sidebar's job count while jobs run or wait, and otherwise
+#: (to notice a job submitted from another tab or the command line).  Every refresh redraws a
+#: part of the page, and a click that lands in a redraw can be lost: an idle page refreshes
+#: rarely.
+SIDEBAR_REFRESH_ACTIVE, SIDEBAR_REFRESH_IDLE = 2.0, 30.0
+
+
+def _job_counts() -> tuple[int, int]:
     try:
         counts = services.job_counts()
     except Exception:  # noqa: BLE001 - the sidebar must never break a page
         counts = {}
-    running, queued = counts.get("running", 0), counts.get("queued", 0)
-    if running or queued:
-        st.caption(f"Background jobs: {running} running, {queued} queued")
+    return counts.get("running", 0), counts.get("queued", 0)
+
+
+def _sidebar_jobs() -> None:
+    """The sidebar's count of running and queued jobs, refreshed on its own (the rest of the page
+    reruns only on interaction): every :data:`SIDEBAR_REFRESH_ACTIVE` seconds if jobs were
+    active when the page ran, else every :data:`SIDEBAR_REFRESH_IDLE`.  The job table reruns the
+    page when a job starts or ends, so a job submitted on a page with the table is counted at
+    once."""
+    active = any(_job_counts())
+
+    @st.fragment(run_every=SIDEBAR_REFRESH_ACTIVE if active else SIDEBAR_REFRESH_IDLE)
+    def _count():
+        running, queued = _job_counts()
+        if running or queued:
+            st.caption(f"Background jobs: {running} running, {queued} queued")
+
+    _count()
 
 
 def _sidebar_body(cfg: ExperimentConfig) -> None:
@@ -255,7 +274,14 @@ def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str 
     The picker follows the newest job, so a job that finishes while the page is open becomes the
     selection; choosing an older job pins it (remembered in ``session_key``, shared by the pages
     that pass the same key) until "Follow the newest" is pressed.  A job trained on another corpus
-    than the current one is marked in the list and with a warning."""
+    than the current one is marked in the list and with a warning.
+
+    The selectbox's widget key names the newest job (:func:`job_picker_key`).  When a job
+    finishes, the browser goes on reporting the selection of the list it drew before (the job
+    that was the newest) until it has drawn the new list, and any rerun it asks for meanwhile (a
+    fragment's refresh, a click on another page) carries that value.  On a widget of the same
+    key the backend would take it for the user's choice of an older job and pin it; a new key
+    per newest job leaves that report to a widget that is no longer on the page."""
     if not jobs:
         return None
     ids = [r.id for r in jobs]
@@ -264,7 +290,8 @@ def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str 
     pinned = state.recall(pin_key)
     if pinned not in ids:
         pinned = None
-    st.session_state[key] = newest if pinned is None else pinned
+    widget_key = job_picker_key(key, newest)
+    st.session_state[widget_key] = newest if pinned is None else pinned
     cfg = state.get_config()
     by_id = {r.id: r for r in jobs}
 
@@ -274,10 +301,10 @@ def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str 
         return f"#{r.id} · {r.label}{other}"
 
     def pin():
-        chosen = st.session_state[key]
+        chosen = st.session_state[widget_key]
         state.remember(pin_key, None if chosen == newest else chosen)
 
-    chosen = st.selectbox(label, ids, format_func=fmt, key=key, on_change=pin)
+    chosen = st.selectbox(label, ids, format_func=fmt, key=widget_key, on_change=pin)
     if pinned is None:
         st.caption("Following the newest finished job; choose another to pin it.")
     else:
@@ -290,6 +317,11 @@ def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str 
         st.warning(f"Job #{chosen} was trained on another corpus ({other}) "
                    f"than the current one ({corpus_description(cfg)}).", icon=":material/swap_horiz:")
     return chosen
+
+
+def job_picker_key(key: str, newest: int) -> str:
+    """The widget key of :func:`job_picker`'s selectbox ``key`` while job ``newest`` is the newest."""
+    return f"{key}@{int(newest)}"
 
 
 def unit_picker(outputs, *, key: str, label: str = "Model") -> str:
@@ -341,8 +373,10 @@ def job_table(*, kind: str | None = None, key: str = "jobs", actions: bool = Tru
         now_active = {r.id for r in records if r.state in ACTIVE}
         seen = st.session_state.get(f"{key}_active")
         st.session_state[f"{key}_active"] = now_active
-        if seen is not None and seen - now_active:
-            st.rerun(scope="app")  # a job finished: refresh what depends on it
+        if seen is not None and seen ^ now_active:
+            # a job finished (refresh what depends on it) or started (the sidebar's job count
+            # refreshes often only on a page run that saw active jobs)
+            st.rerun(scope="app")
         if not records:
             st.caption("No jobs yet.")
             return
@@ -404,8 +438,8 @@ def wait_note(job_id: int) -> None:
 
 
 __all__ = ["page_frame", "sidebar_status", "synthetic_notice", "show_error", "readable_errors", "load_corpus",
-           "load_experiment", "class_picker", "job_picker", "unit_picker", "job_table", "corpus_description",
-           "wait_note", "submission_note", "live_em_traces"]
+           "load_experiment", "class_picker", "job_picker", "job_picker_key", "unit_picker", "job_table",
+           "corpus_description", "wait_note", "submission_note", "live_em_traces"]
 
 
 def finished_job_outputs(key: str):

@@ -18,6 +18,13 @@ def _captions(at):
     return [c.value for c in at.caption]
 
 
+def _picker(at, key, newest):
+    """The job picker ``key`` of the page while job ``newest`` is the newest finished one."""
+    from hbnlab.app.widgets import job_picker_key
+
+    return at.selectbox(key=job_picker_key(key, newest))
+
+
 def test_evaluation_follows_the_newest_job_until_pinned(app):
     from hbnlab.pipeline.config import ExperimentConfig
 
@@ -29,7 +36,7 @@ def test_evaluation_follows_the_newest_job_until_pinned(app):
     app.session_state["hbnlab.config"] = base
     app.switch_page("pages/evaluation.py").run()
     no_exceptions(app)
-    assert app.selectbox(key="e_job").value == first
+    assert _picker(app, "e_job", first).value == first
     assert any("Following the newest" in c for c in _captions(app))
 
     # a job on another corpus finishes while the page is open: the page moves to it and says
@@ -37,27 +44,27 @@ def test_evaluation_follows_the_newest_job_until_pinned(app):
     other = _train(base.replace(synthetic_seed=7), ["alpha"], ["NB"])
     app.run()
     no_exceptions(app)
-    assert app.selectbox(key="e_job").value == other
+    assert _picker(app, "e_job", other).value == other
     assert any(f"Job #{other} was trained on another corpus" in w.value for w in app.warning)
-    assert any("other corpus: synthetic (seed 7" in o for o in app.selectbox(key="e_job").options)
+    assert any("other corpus: synthetic (seed 7" in o for o in _picker(app, "e_job", other).options)
 
     # choosing the older job pins it: a newer job does not take over, the caption says so
-    app.selectbox(key="e_job").set_value(first).run()
+    _picker(app, "e_job", other).set_value(first).run()
     no_exceptions(app)
     third = _train(base, ["bravo"], ["NB"])
     app.run()
     no_exceptions(app)
-    assert app.selectbox(key="e_job").value == first
+    assert _picker(app, "e_job", third).value == first
     assert any(f"Pinned to job #{first}; the newest finished job is #{third}" in c for c in _captions(app))
     assert not any("another corpus" in w.value for w in app.warning)
 
     # the pin is shared with the Training page's picker; "Follow the newest" releases it
     app.switch_page("pages/training.py").run()
     no_exceptions(app)
-    assert app.selectbox(key="t_trace_job").value == first
+    assert _picker(app, "t_trace_job", third).value == first
     app.button(key="t_trace_job_follow").click().run()
     no_exceptions(app)
-    assert app.selectbox(key="t_trace_job").value == third
+    assert _picker(app, "t_trace_job", third).value == third
 
     # a job pinned when it was submitted and still the newest: the caption does not contradict itself
     from hbnlab.app import state
