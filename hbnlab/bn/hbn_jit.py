@@ -23,7 +23,9 @@ offset; numpy gathers the ``2**h`` rows of every sub-pattern into an array of (r
 sub-patterns, configurations) weighted by the children's product distribution, which the
 downward pass reuses.  The loops below read the rows in place in both passes.
 
-The hierarchical naive Bayes (:mod:`hbnlab.bn.hnb_kernels`): a hidden child's share of its
+The hierarchical naive Bayes (:mod:`hbnlab.bn.hnb_kernels`): upward, a node's log-lambda (its
+feature children's log-probabilities and its hidden children's log-messages, read in place), its
+scaled lambda and its message in one pass per node; downward, a hidden child's share of its
 parent's downward sums is summed into the child's sub-patterns, divided by the child's message
 and multiplied into its table and its lambda; numpy needs a transposed copy, a sparse product, a
 masked division and two products for it, the loop below one pass per child.
@@ -236,6 +238,41 @@ def hnb_child_down(Qu, cmap, msg, lam, C, N, Qc):  # pragma: no cover - compiled
                 N[r, a, b] *= C[r, a, b]
 
 
+@njit(cache=True, nogil=True, fastmath=_FAST)
+def hnb_up(L, Uf, LM, rows, C, total, lam, msg, lmsg):  # pragma: no cover - compiled
+    """HNB upward step of one node on its sub-patterns ``p``: ``total[r, p, s]`` = the feature
+    children's log-probabilities ``L[r, j, s, x_pj]`` (``x_pj = Uf[p, j]``) plus the hidden
+    children's log-messages ``LM[r, rows[p, b], s]``; ``lam = exp(total - mx)`` with ``mx`` the
+    largest ``total`` over the states (0 if not finite); the scaled message to the parent
+    ``msg[r, p, t] = sum_s C[r, t, s] lam[r, p, s]`` and its log ``lmsg = log(msg) + mx`` (none
+    for the root: ``msg`` with no states)."""
+    R, P, n = total.shape
+    f = Uf.shape[1]
+    h = rows.shape[1]
+    m = msg.shape[2]
+    for r in range(R):
+        for p in range(P):
+            mx = -np.inf
+            for s in range(n):
+                acc = 0.0
+                for j in range(f):
+                    acc += L[r, j, s, 1] if Uf[p, j] != 0.0 else L[r, j, s, 0]
+                for b in range(h):
+                    acc += LM[r, rows[p, b], s]
+                total[r, p, s] = acc
+                mx = max(mx, acc)
+            if not np.isfinite(mx):
+                mx = 0.0
+            for s in range(n):
+                lam[r, p, s] = np.exp(total[r, p, s] - mx)
+            for t in range(m):
+                acc = 0.0
+                for s in range(n):
+                    acc += C[r, t, s] * lam[r, p, s]
+                msg[r, p, t] = acc
+                lmsg[r, p, t] = np.log(acc) + mx
+
+
 def warm_up() -> None:
     """Compile (or load from the cache) every loop on a tiny case."""
     Y = np.ones((1, 1, 2, 2))
@@ -252,3 +289,5 @@ def warm_up() -> None:
     gather_down(W, q, idx, q, np.ones((2, 1)), np.zeros((1, 1, 2)), np.empty((1, 1, 1)))
     C = np.full((1, 2, 2), 0.5)
     hnb_child_down(q, k, q, q, C, np.empty((1, 2, 2)), np.empty((1, 1, 2)))
+    hnb_up(np.zeros((1, 1, 2, 2)), np.ones((1, 1)), q, np.zeros((1, 1), dtype=np.int64), C, np.empty((1, 1, 2)),
+           np.empty((1, 1, 2)), np.empty((1, 1, 2)), np.empty((1, 1, 2)))

@@ -79,6 +79,8 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
     tree = plan.tree
     loglam, lam, msg, scale = {}, {}, {}, {}
     logtables = _feature_logtables(plan, cpts) if not removed else {}
+    if K.USE_JIT and not removed:
+        return _hnb_upward_compiled(plan, cpts, logtables)
     for i in plan.bottom_up:
         nd: _HNBNode = plan.nodes[i]
         Lf = None
@@ -106,6 +108,29 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
         lam[i] = np.exp(total - mx)
         if i != 0:
             msg[i] = _times_cpt_t(lam[i], cpts[i])      # m(s_u) = sum_s P(i = s | s_u) lam(s)
+    return loglam, lam, msg
+
+
+def _hnb_upward_compiled(plan: TreePlan, cpts, logtables):
+    """:func:`hnb_upward_sub` by the compiled loop :func:`hbnlab.bn.hbn_jit.hnb_up`, one call per
+    node; the hidden children's log-messages are passed as one array (``rows_h`` indexes it)."""
+    tree = plan.tree
+    R = cpts[0].shape[0]
+    loglam, lam, msg, lmsg = {}, {}, {}, {}
+    for i in plan.bottom_up:
+        nd: _HNBNode = plan.nodes[i]
+        n = tree.cardinality(i)
+        L = logtables.get(i)
+        L, Uf = (np.zeros((R, 0, n, 2)), np.zeros((nd.P_i, 0))) if L is None else (np.ascontiguousarray(L), nd.Uf)
+        LM = (np.concatenate([lmsg.pop(c) for c in nd.hid_nodes], axis=1) if nd.hid_nodes
+              else np.zeros((R, 0, n)))
+        m = tree.cardinality(tree.up[i]) if i != 0 else 0
+        C = np.ascontiguousarray(cpts[i]) if i != 0 else np.zeros((R, 0, n))
+        loglam[i], lam[i] = np.empty((R, nd.P_i, n)), np.empty((R, nd.P_i, n))
+        msg_i, lmsg_i = np.empty((R, nd.P_i, m)), np.empty((R, nd.P_i, m))
+        K._jit().hnb_up(L, Uf, LM, nd.rows_h, C, loglam[i], lam[i], msg_i, lmsg_i)
+        if i != 0:
+            msg[i], lmsg[i] = msg_i, lmsg_i
     return loglam, lam, msg
 
 

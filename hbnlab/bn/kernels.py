@@ -271,6 +271,7 @@ class _HNBNode:
     P_i: int = 0
     child_map: dict = None         # hidden child c -> (P_i,) index into c's sub-patterns
     child_seg: dict = None         # hidden child c -> (P_c, P_i) csr: sums sub-patterns into c's
+    rows_h: np.ndarray = None      # (P_i, h) child b's sub-pattern, offset by the sub-patterns of children < b
 
 
 def _child_segments(nd, nodes) -> dict:
@@ -401,6 +402,9 @@ class TreePlan:
                 nd.P_i = rep.size
                 nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
                 nd.child_seg = _child_segments(nd, self.nodes)
+                offsets = np.cumsum([0] + [self.nodes[c].P_i for c in nd.hid_nodes])
+                nd.rows_h = np.column_stack([nd.child_map[c] + offsets[b] for b, c in enumerate(nd.hid_nodes)]
+                                            + [np.zeros((nd.P_i, 0), dtype=np.int64)]).astype(np.int64)
                 if fcols.size:
                     nd.Uf = self.U[rep][:, fcols].astype(np.float64)
                     nd.Uf0 = 1.0 - nd.Uf
