@@ -3,14 +3,17 @@
 Usage::
 
     python benchmarks/hbn_terms_per_class_B.py [--reuters-dir DIR] [--from RESULT.json] [--B 9,12,15]
-                                               [--alpha 0] [--restarts 64] [--json OUT]
+                                               [--alpha 0] [--restarts 64] [--validation-only]
+                                               [--json OUT]
 
 Reads the terms per class of an HBN row from a ``hbnlab reproduce table-4.10 --json`` result (by
 default ``benchmarks/results/terms_per_class_tuned_reuters.json``, where they were chosen on
 validation), scores HBN-OR at each ``--B`` and number of EM restarts ``--restarts`` (alpha fixed) on
 the validation split (fitted on training-0, the thesis's date split), picks the pair with the best
 validation micro-breakeven (ties to the smaller B, then to fewer restarts) and scores that one pair
-once on the test set.  The last line printed is ``test_micro=<x> test_macro=<y> B=<B> n_restarts=<R>``.
+once on the test set (not with ``--validation-only``).  The last line printed is ``test_micro=<x>
+test_macro=<y> B=<B> n_restarts=<R>``, with ``--validation-only`` ``validation_micro=<x> B=<B>
+n_restarts=<R>``.
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ def main(argv=None):
     ap.add_argument("--B", default="9,12,15")
     ap.add_argument("--alpha", type=float, default=0.0)
     ap.add_argument("--restarts", default="64")
+    ap.add_argument("--validation-only", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     rows = [r for r in json.loads(Path(args.source).read_text())["rows"] if r.get("n_features_per_class")]
@@ -56,6 +60,11 @@ def main(argv=None):
                 out["validation"][f"B={B},n_restarts={R}"] = {"micro": r["micro"], "per_class": r["per_class"]}
                 print(f"B={B} alpha={args.alpha:g} n_restarts={R} validation micro {r['micro']:.2f}", flush=True)
         best, restarts = max(scores, key=lambda k: (scores[k], -k[0], -k[1]))
+        if args.validation_only:
+            if args.json:
+                Path(args.json).write_text(json.dumps(out, indent=1))
+            print(f"validation_micro={scores[best, restarts]:.2f} B={best} n_restarts={restarts}")
+            return
         r = thesis.run_row(data, "HBN-OR", mapping, params={"B": best, "alpha": args.alpha, "n_restarts": restarts},
                            stage="test")
     out["test"] = {"B": best, "n_restarts": restarts, "micro": r["micro"], "macro": r["macro"],
