@@ -59,8 +59,8 @@ route, ``hbn_estep(per_pattern=True)``), side by side, and one HNB E-step of 64 
 same tree and data; the lines ``estep_per_pattern_over_sub_pattern_cpu_min[<n> terms]=`` give the
 smallest ratio per term count, ``hnb_over_hbn_estep_cpu_max=`` the largest HNB / HBN ratio of one
 E-step (the kernels' cost, without the number of iterations each model runs).  The same E-step
-is timed with the wide nodes in numpy instead of the compiled loops of
-:mod:`hbnlab.bn.hbn_jit` (``kernels.USE_JIT`` off); ``estep_numpy_over_compiled_cpu_min[<n>
+is timed in numpy only, without the compiled loops of :mod:`hbnlab.bn.hbn_jit`
+(``kernels.USE_JIT`` off); ``estep_numpy_over_compiled_cpu_min[<n>
 terms]=`` gives the smallest ratio per term count.
 
 ``--variants`` fits HBN-AVG (64 restarts) with every stopping rule x criterion and prints test
@@ -327,8 +327,8 @@ def estep_passes(tree, X, y, repeats):
     """CPU of one E-step of 64 restarts (the chunks of restarts of :func:`hbnlab.bn.em.e_step`)
     with the downward messages carried on sub-patterns (hbnlab's E-step), per pattern
     (``hbn_estep(per_pattern=True)``, the same counts by the per-document route), on
-    sub-patterns with the wide nodes in numpy instead of compiled loops (``kernels.USE_JIT``
-    off, with the restart chunks its plan picks), and of the HNB's E-step on the same tree and
+    sub-patterns in numpy only, without the compiled loops (``kernels.USE_JIT`` off, with the
+    restart chunks its plan picks), and of the HNB's E-step on the same tree and
     data: ``(sub, per, numpy, hnb)`` spreads."""
     data = em.EMData.from_documents(tree, X, y)
     cpts = em.initial_parameters(data, 64, random_state=0)
@@ -453,7 +453,7 @@ def main(argv=None):
                 hnb_estep[(n_terms, clustering)] = hnb_e["median"] / sub["median"]
                 print(f"{n_terms:5d} {clustering:5s} one HBN E-step of 64 restarts: messages on sub-patterns "
                       f"{fmt(sub, 1, 's')}, per pattern {fmt(per, 1, 's')} -> "
-                      f"{passes[(n_terms, clustering)]:.2f}x, wide nodes in numpy {fmt(nump, 1, 's')} -> "
+                      f"{passes[(n_terms, clustering)]:.2f}x, numpy only {fmt(nump, 1, 's')} -> "
                       f"{compiled[(n_terms, clustering)]:.2f}x; one HNB E-step of 64 restarts {fmt(hnb_e, 1, 's')} -> "
                       f"{hnb_estep[(n_terms, clustering)]:.2f}x the HBN's", flush=True)
                 for strategy in strategies:

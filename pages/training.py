@@ -42,7 +42,7 @@ with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
         "Screen restarts after N E-steps (0 = off)", min_value=SCREEN_ITER_RANGE[0], max_value=SCREEN_ITER_RANGE[1],
         value=cfg.screen_iter, key="t_screen_iter",
         help="After N E-steps only the restarts with the highest likelihood go on; the weaker ones are dropped "
-             "early. The HNB 3-5 times faster, the HBN up to 3 times, but the restart that would end best is "
+             "early. The HNB 3-6 times faster, the HBN up to 3 times, but the restart that would end best is "
              "not always among the early "
              "leaders: on Reuters at 100 terms it lowered the validation breakeven of 2 of 4 classes by 2-6 "
              "points (benchmarks/results/em_acceleration.md). The thesis runs every restart to the end (0).")
