@@ -8,9 +8,10 @@ Everything here works on
   so that many EM restarts, or a single parameter set (``R = 1``), run through the same code.
 
 Shapes used throughout: ``R`` restarts, ``P`` patterns, ``k`` nodes below a node, ``h`` of them
-hidden and ``f`` of them features.  Python loops run over tree nodes only; the HBN E-step's
-passes over the sub-patterns of wide nodes, the products of the hidden children's distributions and
-the child messages run as compiled loops (:mod:`hbnlab.bn.hbn_jit`), with numpy as the reference.
+hidden and ``f`` of them features.  Python loops run over tree nodes only; the passes over a
+binary HBN node's sub-patterns (wide and narrow nodes, the products of the hidden children's
+distributions, the child messages) and the HNB's per-node passes run as compiled loops
+(:mod:`hbnlab.bn.hbn_jit`), with numpy as the reference.
 
 HBN (arcs toward the root; features are observed parentless roots)
     Upward: ``q_i[r, p, s] = P(H_i = s | features under i)``.  Because the subtrees below a node
@@ -44,8 +45,8 @@ from scipy.special import xlogy
 from hbnlab._validation import as_binary
 from hbnlab.bn.structure import FEATURE, TreeStructure
 
-#: Run the E-step's loops of wide nodes and child messages compiled (:mod:`hbnlab.bn.hbn_jit`,
-#: imported on first use: numba takes a second to load); False, or numba missing: numpy only.
+#: Run the E-step's loops over sub-patterns compiled (:mod:`hbnlab.bn.hbn_jit`, imported on
+#: first use: numba takes a second to load); False, or numba missing: numpy only.
 USE_JIT = importlib.util.find_spec("numba") is not None
 
 
@@ -403,8 +404,8 @@ class TreePlan:
                 nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
                 nd.child_seg = _child_segments(nd, self.nodes)
                 offsets = np.cumsum([0] + [self.nodes[c].P_i for c in nd.hid_nodes])
-                nd.rows_h = np.column_stack([nd.child_map[c] + offsets[b] for b, c in enumerate(nd.hid_nodes)]
-                                            + [np.zeros((nd.P_i, 0), dtype=np.int64)]).astype(np.int64)
+                nd.rows_h = (np.column_stack([nd.child_map[c] + offsets[b] for b, c in enumerate(nd.hid_nodes)])
+                             if nd.hid_nodes else np.zeros((nd.P_i, 0), dtype=np.int64))
                 if fcols.size:
                     nd.Uf = self.U[rep][:, fcols].astype(np.float64)
                     nd.Uf0 = 1.0 - nd.Uf
@@ -509,7 +510,8 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
     q : dict node -> (R, P_i, 2) P(node | features under node), on the node's sub-patterns
         (``plan.nodes[i].inv`` maps patterns to them)
     cache : dict node -> (W, A): ``W`` (R, P_i, 2**h) the product of the hidden children's
-        distributions, ``A`` (R, 2, P_i, 2**h) = W * gathered table (mode "gather"); in mode
+        distributions, ``A`` (R, 2, P_i, 2**h) = W * gathered table (mode "gather", numpy route;
+        None on the compiled one, whose downward pass reads the table in place); in mode
         "split" the group products (W_L, W_R) and the left keys' partial sums Y
     """
     tree = plan.tree

@@ -459,6 +459,21 @@ def test_split_nodes_give_the_same_counts_with_either_group_sizes(jit):
             np.testing.assert_allclose(N[0], expect[i], atol=1e-9)
 
 
+def _assert_routes_agree(data, cpts, monkeypatch):
+    """The HBN E-step on both routes (compiled, numpy) and both carriers (sub-patterns, per
+    pattern) gives the same log-likelihoods (to 1e-13) and counts (to 1e-11)."""
+    out = {}
+    for use_jit in (True, False):
+        monkeypatch.setattr(K, "USE_JIT", use_jit)
+        for per_pattern in (False, True):
+            out[use_jit, per_pattern] = K.hbn_estep(data.plan, cpts, data.y, data.counts, per_pattern=per_pattern)
+    ref_stats, ref_ll = out[False, True]
+    for stats, ll in out.values():
+        np.testing.assert_allclose(ll, ref_ll, rtol=1e-13)
+        for i in ref_stats:
+            np.testing.assert_allclose(stats[i], ref_stats[i], rtol=1e-11, atol=1e-11 * data.counts.sum())
+
+
 @pytest.mark.parametrize("states", [2, 3])
 def test_compiled_and_numpy_wide_nodes_agree_on_a_reuters_sized_tree(states, monkeypatch):
     # an OR tree with B = 7 over 60 terms of 1,500 documents: wide nodes with thousands of
@@ -478,16 +493,7 @@ def test_compiled_and_numpy_wide_nodes_agree_on_a_reuters_sized_tree(states, mon
             # sub-patterns come ordered by left key within a block of feature configurations
             assert np.all(np.diff(nd.split.kL) >= 0)
     cpts = em.initial_parameters(data, 3, random_state=1)
-    out = {}
-    for use_jit in (True, False):
-        monkeypatch.setattr(K, "USE_JIT", use_jit)
-        for per_pattern in (False, True):
-            out[use_jit, per_pattern] = K.hbn_estep(data.plan, cpts, data.y, data.counts, per_pattern=per_pattern)
-    ref_stats, ref_ll = out[False, True]
-    for stats, ll in out.values():
-        np.testing.assert_allclose(ll, ref_ll, rtol=1e-13)
-        for i in ref_stats:
-            np.testing.assert_allclose(stats[i], ref_stats[i], rtol=1e-11, atol=1e-11 * data.counts.sum())
+    _assert_routes_agree(data, cpts, monkeypatch)
 
 
 def test_compiled_and_numpy_gather_nodes_agree_on_a_reuters_sized_dep_tree(monkeypatch):
@@ -504,13 +510,4 @@ def test_compiled_and_numpy_gather_nodes_agree_on_a_reuters_sized_dep_tree(monke
     gather = [nd for nd in data.plan.nodes.values() if nd.mode == "gather"]
     assert {nd.h for nd in gather} >= {0, 1} and max(nd.P_i for nd in gather if nd.h) > 300
     cpts = em.initial_parameters(data, 3, random_state=2)
-    out = {}
-    for use_jit in (True, False):
-        monkeypatch.setattr(K, "USE_JIT", use_jit)
-        for per_pattern in (False, True):
-            out[use_jit, per_pattern] = K.hbn_estep(data.plan, cpts, data.y, data.counts, per_pattern=per_pattern)
-    ref_stats, ref_ll = out[False, True]
-    for stats, ll in out.values():
-        np.testing.assert_allclose(ll, ref_ll, rtol=1e-13)
-        for i in ref_stats:
-            np.testing.assert_allclose(stats[i], ref_stats[i], rtol=1e-11, atol=1e-11 * data.counts.sum())
+    _assert_routes_agree(data, cpts, monkeypatch)
