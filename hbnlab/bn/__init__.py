@@ -20,7 +20,7 @@ _EXPORTS = {
     "class_log_odds": "inference", "class_posterior": "inference", "log_likelihood": "inference",
     "node_marginals": "inference", "prior_marginals": "inference", "subtree_contributions": "inference",
     "fit_em": "em", "e_step": "em", "m_step": "em", "EMResult": "em",
-    "SufficientStatistics": "em",
+    "SufficientStatistics": "em", "hnb_start_from_hbn": "em",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -32,9 +32,12 @@ EM_ACCELERATIONS = ("none", "squarem")
 SCREEN_ITER_RANGE = (0, 50)
 #: Range of the number of restarts screening keeps.
 SCREEN_KEEP_RANGE = (1, 1024)
+#: Where the hierarchical naive Bayes's EM starts ("random": the thesis's random restarts; "hbn": one
+#: restart from the HBN on the same tree, ``init`` of :class:`hbnlab.models.hbn.HierarchicalNBClassifier`).
+HNB_INITS = ("random", "hbn")
 #: The EM speed fields and their defaults (the thesis's EM).  Serialised forms leave them out
 #: while they hold these values, so configs written before the fields existed keep their form.
-EM_SPEED_DEFAULTS = {"em_acceleration": "none", "screen_iter": 0, "screen_keep": 8}
+EM_SPEED_DEFAULTS = {"em_acceleration": "none", "screen_iter": 0, "screen_keep": 8, "hnb_init": "random"}
 #: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
 VALIDATION_METHODS = ("auto", "date", "stratified")
 CV_MAX = 20
@@ -114,6 +117,9 @@ class ExperimentConfig:
     screen_iter, screen_keep : int
         After ``screen_iter`` E-steps only the ``screen_keep`` restarts with the highest
         log-likelihood go on; ``screen_iter=0`` (the thesis's EM) runs every restart to the end.
+    hnb_init : {"random", "hbn"}
+        Where the HNB learners' EM starts: random restarts (the thesis's) or one restart from the
+        HBN on the same tree (``init`` of the hierarchical naive Bayes).
     validation : {"auto", "date", "stratified"}
         The training-0 / validation split of tuning and of Training's validation stage: the thesis's
         date split when every training document is dated ("auto" picks it for Reuters), else a
@@ -157,6 +163,7 @@ class ExperimentConfig:
     em_acceleration: str = EM_SPEED_DEFAULTS["em_acceleration"]
     screen_iter: int = EM_SPEED_DEFAULTS["screen_iter"]
     screen_keep: int = EM_SPEED_DEFAULTS["screen_keep"]
+    hnb_init: str = EM_SPEED_DEFAULTS["hnb_init"]
     validation: str = "auto"
     cv: int = 0
     random_state: int = 0
@@ -197,6 +204,7 @@ class ExperimentConfig:
         choice("em_acceleration", EM_ACCELERATIONS)
         integer("screen_iter", *SCREEN_ITER_RANGE)
         integer("screen_keep", *SCREEN_KEEP_RANGE)
+        choice("hnb_init", HNB_INITS)
         integer("random_state", 0)
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
@@ -230,7 +238,10 @@ class ExperimentConfig:
         name = name.upper()
         if name in STRUCTURE_ALGORITHMS:
             B, alpha = self.structure_params(name)
-            return {"B": B, "alpha": alpha, "n_restarts": self.n_restarts, **self.em_speed_params()}
+            params = {"B": B, "alpha": alpha, "n_restarts": self.n_restarts, **self.em_speed_params()}
+            if direction_of(name) == "hnb" and self.hnb_init != EM_SPEED_DEFAULTS["hnb_init"]:
+                params["init"] = self.hnb_init
+            return params
         return {}
 
     def em_speed_params(self) -> dict:
@@ -296,8 +307,9 @@ class ExperimentConfig:
         """:meth:`to_dict` without the fields that did not shape a run of ``classifiers``
         (default: the config's): the other corpus sources' fields, the B / alpha of clusterings
         no trained learner uses, the restarts and the EM speed fields when no tree learner is
-        trained, ``screen_keep`` without screening, and the pages' display choices (``label``,
-        ``algorithm``).  EM speed fields at their defaults are absent already (:meth:`to_dict`)."""
+        trained, ``screen_keep`` without screening, ``hnb_init`` without an HNB learner, and the
+        pages' display choices (``label``, ``algorithm``).  EM speed fields at their defaults are
+        absent already (:meth:`to_dict`)."""
         names = [str(c).upper() for c in (classifiers if classifiers is not None else self.classifiers)]
         used = {c for c in CLUSTERINGS if any(n in STRUCTURE_ALGORITHMS and clustering_of(n) == c for n in names)}
         other_sources = {"synthetic": "synthetic_", "reuters": "reuters_", "upload": "upload_"}
@@ -309,6 +321,8 @@ class ExperimentConfig:
             drop |= {"n_restarts", *EM_SPEED_DEFAULTS}
         if not self.screen_iter:
             drop.add("screen_keep")
+        if not any(n in STRUCTURE_ALGORITHMS and direction_of(n) == "hnb" for n in names):
+            drop.add("hnb_init")
         if not self.cv:
             drop.add("cv")
         d = self.to_dict()
@@ -415,6 +429,6 @@ PRESETS = {
 
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
             "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS",
-           "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE",
+           "HNB_INITS", "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]

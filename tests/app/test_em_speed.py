@@ -82,3 +82,27 @@ def test_the_markdown_report_names_the_em_speed_options_only_when_they_are_on():
                                                      "acceleration, the best 4 restarts kept after 5 E-steps, "
                                                      "random_state=0")
     assert _tree_settings_line(fast, ["NB"]) == "* random_state=0"
+
+
+def test_the_hnb_start_reaches_the_hnb_learners_and_the_report(app):
+    from hbnlab.app import services
+    from hbnlab.app.views.export import _tree_settings_line
+
+    _training_page(app)
+    assert app.radio(key="t_hnb_init").value == "random"
+    app.radio(key="t_hnb_init").set_value("hbn").run()
+    no_exceptions(app)
+    assert app.session_state["hbnlab.config"].hnb_init == "hbn" and app.query_params["hnb_init"] == "hbn"
+    submit_training(app, ["HNB-DEP", "HBN-DEP"], restarts=4, classes=["alpha"])
+    no_exceptions(app)
+    (rec,) = wait_for_jobs(120)
+    assert rec.state == "done", rec.error
+    units = {u["classifier"]: u for u in rec.result["units"]}
+    hnb, _ = services.unit_model(units["HNB-DEP"]["model"])
+    hbn, _ = services.unit_model(units["HBN-DEP"]["model"])
+    assert hnb.init == "hbn" and hnb.em_result_.n_restarts == 1
+    assert hbn.init == "random" and hbn.em_result_.n_restarts == 4
+    line = _tree_settings_line(rec.result["config"], ["HNB-DEP", "HBN-DEP"])
+    assert line == ("* HBN/HNB settings: DEP B=7 alpha=170.0, 4 EM restarts, the HNB's EM started at the HBN, "
+                    "random_state=0")
+    assert "started at the HBN" not in _tree_settings_line(rec.result["config"], ["HBN-DEP"])

@@ -11,7 +11,7 @@ LEARNERS = {
     "KDB": {"k": 2}, "KNN": {"k": 3}, "GREEDY-HNB": {"max_latents": 3}, "WORD-GROUPS": {"n_clusters": 4},
     "HIER-NB": {},
     "HBN-OR": {"n_restarts": 3}, "HBN-AVG": {"n_restarts": 3}, "HBN-DEP": {"n_restarts": 3},
-    "HNB-OR": {"n_restarts": 3}, "HNB-AVG": {"n_restarts": 3},
+    "HNB-OR": {"n_restarts": 3, "init": "hbn"}, "HNB-AVG": {"n_restarts": 3},
 }
 #: learners with a Bayesian-network form; OR-EQ12 fitted on counts is compared on binary evidence
 BN_ROWS = ["NB", "KDB", "OR-EQ17", "GREEDY-HNB", "HBN-OR", "HBN-DEP", "HNB-AVG"]

@@ -317,3 +317,43 @@ def test_hidden_states_auto_records_the_bic_search():
     assert {i: clf.tree_.cardinality(i) for i in clf.tree_.hidden_nodes()} == {
         i: kept.get(i, 2) for i in clf.tree_.hidden_nodes()}
     assert clf.em_result_.n_restarts == 8
+
+
+# ----------------------------------------------------------------------------- HNB started at an HBN
+@pytest.mark.parametrize("hidden_states", [2, 3])
+def test_hnb_started_at_the_hbn_is_the_composition_of_the_em_pieces(hidden_states):
+    from hbnlab.bn import em
+
+    true, X, y = _planted_hnb(n=2000, seed=10)
+    clf = HierarchicalNBClassifier(B=4, clustering=halves, n_features=None, n_restarts=6, random_state=3,
+                                   init="hbn", hidden_states=hidden_states).fit(X[:1500], y[:1500])
+    assert clf.em_result_.n_restarts == 1 and clf.start_em_result_.n_restarts == 6
+    assert clf.start_em_result_.params.tree.direction == "hbn"
+    assert [clf.tree_.cardinality(i) for i in clf.tree_.hidden_nodes()] == [hidden_states] * 2
+    # the same numbers by hand: the HBN's EM, the start read off its posterior, one HNB restart
+    hbn = em.fit_em(clf.tree_.with_direction("hbn"), X[:1500], y[:1500], n_restarts=6, random_state=3)
+    start = em.hnb_start_from_hbn(hbn.params, X[:1500], y[:1500])
+    hnb = em.fit_em(clf.tree_, X[:1500], y[:1500], n_restarts=1, init=start)
+    for a, b in zip(clf.params_.cpts, hnb.params.cpts):
+        np.testing.assert_array_equal(a, b)
+    assert clf.em_result_.traces[0][0] == pytest.approx(I.log_likelihood(start, X[:1500], y[:1500]), rel=1e-12)
+    acc_true = np.mean((I.class_log_odds(true, X[1500:]) > 0) == y[1500:])
+    assert clf.score(X[1500:], y[1500:]) >= acc_true - 0.03
+    random = HierarchicalNBClassifier(B=4, clustering=halves, n_features=None, n_restarts=6, random_state=3)
+    assert random.fit(X[:1500], y[:1500]).start_em_result_ is None
+    assert clone(clf).get_params()["init"] == "hbn"
+
+
+@pytest.mark.parametrize(
+    "cls, kw, msg",
+    [
+        (HierarchicalNBClassifier, {"init": "kmeans"}, r"init must be one of \('random', 'hbn'\), got 'kmeans'"),
+        (HierarchicalBNClassifier, {"init": "hbn"}, "an HBN takes init='random'"),
+        (HierarchicalNBClassifier, {"init": "hbn", "hidden_states": "auto"},
+         "init='hbn' needs an integer hidden_states, got 'auto'"),
+    ],
+)
+def test_bad_init_is_named(cls, kw, msg):
+    _, X, y = _planted(n=200, seed=7)
+    with pytest.raises(ValueError, match=msg):
+        cls(n_features=None, n_restarts=2, **kw).fit(X, y)

@@ -224,6 +224,21 @@ def test_classifier_params_pass_the_em_speed_options_to_the_tree_learners():
     assert (est.acceleration, est.screen_iter, est.screen_keep) == ("squarem", 3, 2)
 
 
+def test_hnb_init_reaches_the_hnb_learners_only():
+    cfg = ExperimentConfig(hnb_init="hbn", classifiers=("HNB-AVG", "HBN-AVG"))
+    assert cfg.classifier_params("HNB-AVG")["init"] == "hbn"
+    assert "init" not in cfg.classifier_params("HBN-AVG")
+    assert "init" not in ExperimentConfig().classifier_params("HNB-AVG")     # the default leaves the form as it was
+    assert cfg.to_dict()["hnb_init"] == "hbn" and ExperimentConfig.from_dict(cfg.to_dict()) == cfg
+    assert cfg.relevant_dict()["hnb_init"] == "hbn"
+    assert "hnb_init" not in cfg.relevant_dict(["NB"]) and "hnb_init" not in cfg.relevant_dict(["HBN-OR"])
+    from hbnlab.models.catalog import make_classifier
+
+    assert make_classifier("HNB-DEP", 10, cfg.classifier_params("HNB-DEP"), 0).init == "hbn"
+    with pytest.raises(ValueError, match=r"hnb_init must be one of \('random', 'hbn'\), got 'warm'"):
+        ExperimentConfig(hnb_init="warm")
+
+
 def test_em_speed_fields_in_the_url():
     cfg = ExperimentConfig(em_acceleration="squarem", screen_iter=4)
     assert cfg.to_query() == {"em_acceleration": "squarem", "screen_iter": "4"}
