@@ -132,12 +132,21 @@ def collapse_patterns(X, y=None, *, n_columns: int | None = None, sample_weight=
 
 
 # ============================================================================ plans
-def _unique_rows(B: np.ndarray):
-    """inverse (n,) and representative row (m,) of the distinct rows of a boolean matrix."""
-    n = B.shape[0]
-    if B.shape[1] == 0:
-        return np.zeros(n, dtype=np.int64), np.zeros(min(n, 1), dtype=np.int64)
-    _, rep, inv = np.unique(np.packbits(B, axis=1), axis=0, return_index=True, return_inverse=True)
+def _sub_patterns(U: np.ndarray, fcols: np.ndarray, nodes: dict, hid_nodes) -> tuple[np.ndarray, np.ndarray]:
+    """Sub-patterns of a node: inverse (P,) and first representative pattern (P_i,) of the distinct
+    rows of the feature columns under it.  Two patterns agree on every feature under the node
+    exactly when they agree on its feature children and on the sub-pattern of each hidden child
+    (computed before, bottom-up), so the rows are keyed by those few numbers, one int64 per
+    pattern, instead of by all the columns under the node."""
+    P = U.shape[0]
+    parts = [(U[:, c].astype(np.int64), 2) for c in fcols] + [(nodes[c].inv, nodes[c].P_i) for c in hid_nodes]
+    key, span = np.zeros(P, dtype=np.int64), 1
+    for part, m in parts:
+        if span * m >= 2**62:                    # renumber the keys so far before they overflow
+            _, key = np.unique(key, return_inverse=True)
+            key, span = key.ravel().astype(np.int64), int(key.max()) + 1
+        key, span = key * m + part, span * m
+    _, rep, inv = np.unique(key, return_index=True, return_inverse=True)
     return inv.ravel().astype(np.int64), rep.astype(np.int64)
 
 
@@ -296,7 +305,6 @@ def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P
     in two groups as in mode "split" (mode "generic-split", same :class:`_Split` arrays with
     one-hot state indicators for the bits).
     """
-    from hbnlab.bn.structure import features_under
 
     ch = tree.children(i)
     cards = np.array([tree.cardinality(c) for c in ch], dtype=np.int64)
@@ -319,7 +327,7 @@ def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P
     nd = _HBNNode(i, len(ch), tuple(ch), fcols, np.array(fpos, dtype=np.int64),
                   tuple(ch[j] for j in hpos), offs, ind, mode="generic")
     nd.ind, nd.starts = ind, starts
-    inv, rep = _unique_rows(U[:, features_under(tree, i)])
+    inv, rep = _sub_patterns(U, fcols, nodes, tuple(ch[j] for j in hpos))
     base = (U[rep][:, fcols].astype(np.int64) * place[fpos]).sum(axis=1) if fpos else np.zeros(rep.size, np.int64)
     nd.inv, nd.P_i = inv, rep.size
     nd.child_map = {c: nodes[c].inv[rep] for c in nd.hid_nodes}
@@ -343,8 +351,6 @@ class TreePlan:
     """Index arrays for running the kernels of one tree on one pattern matrix ``U``."""
 
     def __init__(self, tree: TreeStructure, U: np.ndarray):
-        from hbnlab.bn.structure import features_under
-
         self.tree = tree
         self.direction = tree.direction
         self.U = np.asarray(U, dtype=bool)
@@ -371,7 +377,7 @@ class TreePlan:
                 offs = (bits << np.array(hpos, dtype=np.int64)).sum(axis=1) if h else np.zeros(1, np.int64)
                 nd = _HBNNode(i, len(ch), tuple(ch), fcols, np.array(fpos, dtype=np.int64),
                               tuple(ch[j] for j in hpos), offs, bits.astype(np.float64))
-                inv, rep = _unique_rows(self.U[:, features_under(tree, i)])
+                inv, rep = _sub_patterns(self.U, fcols, self.nodes, nd.hid_nodes)
                 base = (self.U[rep][:, fcols].astype(np.int64) << nd.feat_pos).sum(axis=1)
                 # order the sub-patterns by the feature children's configuration, then by the
                 # hidden children's sub-patterns (first child first): the left keys of a split
@@ -399,7 +405,7 @@ class TreePlan:
                 self.nodes[i] = nd
             else:
                 nd = _HNBNode(i, tuple(ch[j] for j in fpos), fcols, tuple(ch[j] for j in hpos))
-                nd.inv, rep = _unique_rows(self.U[:, features_under(tree, i)])
+                nd.inv, rep = _sub_patterns(self.U, fcols, self.nodes, nd.hid_nodes)
                 nd.P_i = rep.size
                 nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
                 nd.child_seg = _child_segments(nd, self.nodes)

@@ -511,3 +511,33 @@ def test_compiled_and_numpy_gather_nodes_agree_on_a_reuters_sized_dep_tree(monke
     assert {nd.h for nd in gather} >= {0, 1} and max(nd.P_i for nd in gather if nd.h) > 300
     cpts = em.initial_parameters(data, 3, random_state=2)
     _assert_routes_agree(data, cpts, monkeypatch)
+
+
+@pytest.mark.parametrize("nested", [
+    [[0, 1, 2], [3, [4, 5]], 6, [[7, 8], [9, 10, 11]]],
+    list(range(70)),                    # 2**70 configurations at the root: the keys are renumbered on the way
+    [list(range(40)), [list(range(40, 75)), 75]],
+])
+@pytest.mark.parametrize("direction", ["hbn", "hnb"])
+def test_sub_patterns_are_the_distinct_rows_of_the_features_under_each_node(nested, direction):
+    from hbnlab.bn.structure import features_under
+
+    tree = TreeStructure.from_nested(nested, direction=direction)
+    if direction == "hbn" and max(len(tree.children(i)) for i in range(tree.n_nodes)) > 20:
+        tree = tree.with_direction("hnb")               # an HBN table of 2**70 rows cannot exist
+    rng = np.random.default_rng(5)
+    U = rng.random((400, tree.n_features)) < rng.uniform(0.02, 0.6, tree.n_features)
+    # and rows that differ only in their first 6 columns: a key that overflowed would lose them
+    low = np.zeros((64, tree.n_features), dtype=bool)
+    low[:, :6] = (np.arange(64)[:, None] >> np.arange(6)) & 1
+    U = np.unique(np.vstack([U, low]), axis=0)
+    plan = K.TreePlan(tree, U)
+    for i, nd in plan.nodes.items():
+        cols = U[:, features_under(tree, i)]
+        # the same partition of the patterns as the distinct rows of all the columns under the node
+        _, want = np.unique(cols, axis=0, return_inverse=True)
+        pairs = np.unique(np.column_stack([nd.inv, want.ravel()]), axis=0)
+        assert len(pairs) == nd.P_i == len(np.unique(want))
+        # each sub-pattern's representative holds its columns
+        rep = np.array([np.flatnonzero(nd.inv == k)[0] for k in range(nd.P_i)])
+        np.testing.assert_array_equal(cols[rep][nd.inv], cols)
