@@ -305,7 +305,6 @@ def _generic_hbn_node(tree: TreeStructure, i: int, U: np.ndarray, nodes: dict, P
     in two groups as in mode "split" (mode "generic-split", same :class:`_Split` arrays with
     one-hot state indicators for the bits).
     """
-
     ch = tree.children(i)
     cards = np.array([tree.cardinality(c) for c in ch], dtype=np.int64)
     place = np.concatenate([[1], np.cumprod(cards[:-1])]).astype(np.int64)

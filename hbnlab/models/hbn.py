@@ -182,14 +182,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.state_selection_ = None
         self.start_em_result_ = None
         start = self._check_init(hs)
-        if start == "hbn":
-            tree = tree if hs == 2 else tree.with_states(hs)
-            hbn = _em.fit_em(tree.with_direction("hbn"), Xb, y, **options)
-            init = _em.hnb_start_from_hbn(hbn.params, Xb, y, pseudo_count=self.pseudo_count)
-            one = {**options, "n_restarts": 1, "screen_iter": 0}
-            result = _em.fit_em(tree, Xb, y, init=init, **one)
-            self.start_em_result_ = hbn
-        elif hs in ("auto", "auto-holdout"):
+        if hs in ("auto", "auto-holdout"):
             from hbnlab.bn.states import select_hidden_states
 
             sel = select_hidden_states(tree, Xb, y, score="bic" if hs == "auto" else "holdout", **options)
@@ -198,7 +191,13 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         else:
             if hs != 2:
                 tree = tree.with_states(hs)
-            result = _em.fit_em(tree, Xb, y, **options)
+            if start == "hbn":
+                # the HBN on the same tree with the same EM, then one HNB restart from its posterior
+                self.start_em_result_ = _em.fit_em(tree.with_direction("hbn"), Xb, y, **options)
+                init = _em.hnb_start_from_hbn(self.start_em_result_.params, Xb, y, pseudo_count=self.pseudo_count)
+                result = _em.fit_em(tree, Xb, y, init=init, **{**options, "n_restarts": 1, "screen_iter": 0})
+            else:
+                result = _em.fit_em(tree, Xb, y, **options)
         self.tree_ = tree
         self.em_result_ = result
         self.params_ = result.params
@@ -369,9 +368,9 @@ _PARAMS_DOC = """
         the EM options above, then one restart of the HNB's EM starts from one HNB M-step on that
         HBN's posterior (:func:`hbnlab.bn.em.hnb_start_from_hbn`).  On Reuters training-0 /
         validation (10 classes, 30 and 100 terms, AVG / OR / DEP trees) its mean validation
-        breakeven was 0.13 points below to 1.5 above the 64 random restarts', its log-likelihood
-        35-180 nats lower on average, and the whole fit, the HBN's included, took 1.1-1.6 times
-        the HBN's CPU summed over the classes, against 0.6-11.3 for the random restarts
+        breakeven was 0.13 points below to 1.6 above the 64 random restarts', its log-likelihood
+        35-180 nats lower on average, and the whole fit, the HBN's included, took 1.0-1.4 times
+        the HBN's CPU summed over the classes, against 0.5-12.5 for the random restarts
         (``benchmarks/results/hnb_start.txt``).
     feature_names : sequence of str, optional
         Names of the input columns (one per column of ``X``) or of the selected features (one per
