@@ -144,7 +144,7 @@ def _sub_patterns(U: np.ndarray, fcols: np.ndarray, nodes: dict, hid_nodes) -> t
     for part, m in parts:
         if span * m >= 2**62:                    # renumber the keys so far before they overflow
             _, key = np.unique(key, return_inverse=True)
-            key, span = key.ravel().astype(np.int64), int(key.max()) + 1
+            key, span = key.ravel().astype(np.int64), int(key.max()) + 1 if key.size else 1
         key, span = key * m + part, span * m
     _, rep, inv = np.unique(key, return_index=True, return_inverse=True)
     return inv.ravel().astype(np.int64), rep.astype(np.int64)

@@ -541,3 +541,11 @@ def test_sub_patterns_are_the_distinct_rows_of_the_features_under_each_node(nest
         # each sub-pattern's representative holds its columns
         rep = np.array([np.flatnonzero(nd.inv == k)[0] for k in range(nd.P_i)])
         np.testing.assert_array_equal(cols[rep][nd.inv], cols)
+
+
+def test_a_plan_of_no_patterns_has_no_sub_patterns():
+    # the keys of a 70-feature root are renumbered on the way, over an empty set of patterns too
+    for nested, direction in (([[0, 1], [2, 3]], "hbn"), (list(range(70)), "hnb")):
+        tree = TreeStructure.from_nested(nested, direction=direction)
+        plan = K.TreePlan(tree, np.zeros((0, tree.n_features), dtype=bool))
+        assert all(nd.P_i == 0 and nd.inv.size == 0 for nd in plan.nodes.values())
