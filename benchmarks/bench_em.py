@@ -194,9 +194,7 @@ def hnb_started_at_hbn(tree, X, y, repeats):
     cpu, its, res = [], [], None
     for _ in range(repeats):
         c0 = time.process_time()
-        hbn = em.fit_em(tree, X, y, n_restarts=64, tol=TOL, stopping="relative", random_state=0)
-        start = em.hnb_start_from_hbn(hbn.params, X, y)
-        res = em.fit_em(tree.with_direction("hnb"), X, y, n_restarts=1, tol=TOL, stopping="relative", init=start)
+        res, hbn = em.fit_hnb_from_hbn(tree, X, y, n_restarts=64, tol=TOL, stopping="relative", random_state=0)
         cpu.append(time.process_time() - c0)
         its.append(int((hbn.n_iter + 1).sum() + res.n_iter[0] + 1))
     return spread(cpu), statistics.median(its), res

@@ -21,6 +21,7 @@ _EXPORTS = {
     "node_marginals": "inference", "prior_marginals": "inference", "subtree_contributions": "inference",
     "fit_em": "em", "e_step": "em", "m_step": "em", "EMResult": "em",
     "SufficientStatistics": "em", "hnb_start_from_hbn": "em",
+    "fit_hnb_from_hbn": "em",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -392,6 +392,20 @@ def hnb_start_from_hbn(params: TreeParameters, X, y, *, sample_weight=None,
     return _as_params(hnb, tables, 0)
 
 
+def fit_hnb_from_hbn(tree: TreeStructure, X, y, *, sample_weight=None, **options) -> tuple[EMResult, EMResult]:
+    """A hierarchical naive Bayes on ``tree`` (direction ``"hnb"``) started at the HBN on the same
+    tree: the HBN's EM with ``options`` (those of :func:`fit_em`), :func:`hnb_start_from_hbn` on its
+    best parameters, then one HNB restart from there with the same options (no screening).
+
+    Returns ``(hnb_result, hbn_result)``.
+    """
+    hbn = fit_em(tree.with_direction("hbn"), X, y, sample_weight=sample_weight, **options)
+    init = hnb_start_from_hbn(hbn.params, X, y, sample_weight=sample_weight,
+                              pseudo_count=options.get("pseudo_count", 0.0))
+    one = {**options, "n_restarts": 1, "screen_iter": 0}
+    return fit_em(tree.with_direction("hnb"), X, y, init=init, sample_weight=sample_weight, **one), hbn
+
+
 def _check_options(n_restarts, tol, max_iter, stopping, criterion, pseudo_count, acceleration=None,
                    screen_iter=0, screen_keep=8):
     if not isinstance(n_restarts, (int, np.integer)) or n_restarts < 1:

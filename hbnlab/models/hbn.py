@@ -192,10 +192,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             if hs != 2:
                 tree = tree.with_states(hs)
             if start == "hbn":
-                # the HBN on the same tree with the same EM, then one HNB restart from its posterior
-                self.start_em_result_ = _em.fit_em(tree.with_direction("hbn"), Xb, y, **options)
-                init = _em.hnb_start_from_hbn(self.start_em_result_.params, Xb, y, pseudo_count=self.pseudo_count)
-                result = _em.fit_em(tree, Xb, y, init=init, **{**options, "n_restarts": 1, "screen_iter": 0})
+                result, self.start_em_result_ = _em.fit_hnb_from_hbn(tree, Xb, y, **options)
             else:
                 result = _em.fit_em(tree, Xb, y, **options)
         self.tree_ = tree

@@ -15,6 +15,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
+from hbnlab.models.hbn import INITS
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 #: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
@@ -33,8 +34,8 @@ SCREEN_ITER_RANGE = (0, 50)
 #: Range of the number of restarts screening keeps.
 SCREEN_KEEP_RANGE = (1, 1024)
 #: Where the hierarchical naive Bayes's EM starts ("random": the thesis's random restarts; "hbn": one
-#: restart from the HBN on the same tree, ``init`` of :class:`hbnlab.models.hbn.HierarchicalNBClassifier`).
-HNB_INITS = ("random", "hbn")
+#: restart from the HBN on the same tree): ``init`` of :class:`hbnlab.models.hbn.HierarchicalNBClassifier`.
+HNB_INITS = INITS
 #: The EM speed fields and their defaults (the thesis's EM).  Serialised forms leave them out
 #: while they hold these values, so configs written before the fields existed keep their form.
 EM_SPEED_DEFAULTS = {"em_acceleration": "none", "screen_iter": 0, "screen_keep": 8, "hnb_init": "random"}
@@ -63,6 +64,11 @@ def clustering_of(algorithm: str) -> str:
 def direction_of(algorithm: str) -> str:
     clustering_of(algorithm)
     return "hbn" if str(algorithm).upper().startswith("HBN") else "hnb"
+
+
+def is_hnb(name: str) -> bool:
+    """Whether the learner ``name`` is a hierarchical naive Bayes (``"HNB-OR"``, ...)."""
+    return str(name).upper() in STRUCTURE_ALGORITHMS and direction_of(name) == "hnb"
 
 
 @dataclass(frozen=True)
@@ -239,7 +245,7 @@ class ExperimentConfig:
         if name in STRUCTURE_ALGORITHMS:
             B, alpha = self.structure_params(name)
             params = {"B": B, "alpha": alpha, "n_restarts": self.n_restarts, **self.em_speed_params()}
-            if direction_of(name) == "hnb" and self.hnb_init != EM_SPEED_DEFAULTS["hnb_init"]:
+            if is_hnb(name) and self.hnb_init != EM_SPEED_DEFAULTS["hnb_init"]:
                 params["init"] = self.hnb_init
             return params
         return {}
@@ -321,7 +327,7 @@ class ExperimentConfig:
             drop |= {"n_restarts", *EM_SPEED_DEFAULTS}
         if not self.screen_iter:
             drop.add("screen_keep")
-        if not any(n in STRUCTURE_ALGORITHMS and direction_of(n) == "hnb" for n in names):
+        if not any(is_hnb(n) for n in names):
             drop.add("hnb_init")
         if not self.cv:
             drop.add("cv")
@@ -428,7 +434,7 @@ PRESETS = {
 
 
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
-            "direction_of", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS",
+            "direction_of", "is_hnb", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS",
            "HNB_INITS", "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]

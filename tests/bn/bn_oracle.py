@@ -227,3 +227,16 @@ def nested_from_draw(draw, st, max_nodes=12, max_features=7):
         start = draw(st.integers(0, len(groups) - size))
         groups[start:start + size] = [groups[start:start + size]]
     return groups
+
+
+def sampled(direction, seed=0, n=3000, states=2):
+    """The EM tests' planted problem: a 9-feature tree of depth 3 (``states`` states per hidden
+    node), random tables (Dirichlet(0.4) rows) and ``n`` documents sampled from them:
+    ``(tree, true parameters, X, y)``."""
+    tree = TreeStructure.from_nested([[0, 1, 2], [3, 4], 5, [6, [7, 8]]], direction=direction)
+    if states != 2:
+        tree = tree.with_states(states)
+    rng = np.random.default_rng(seed)
+    true = random_params(tree, rng, 0.4)
+    X, y, _ = sample(true, n, rng)
+    return tree, true, X, y

@@ -217,12 +217,7 @@ def test_unseen_parent_configuration_gets_uniform_row_and_no_nan():
 
 
 # ----------------------------------------------------------------------------- the loop
-def _sampled(direction, seed=0, n=3000):
-    tree = TreeStructure.from_nested([[0, 1, 2], [3, 4], 5, [6, [7, 8]]], direction=direction)
-    rng = np.random.default_rng(seed)
-    true = O.random_params(tree, rng, 0.4)
-    X, y, _ = O.sample(true, n, rng)
-    return tree, true, X, y
+_sampled = O.sampled
 
 
 @pytest.mark.parametrize("direction", ["hbn", "hnb"])

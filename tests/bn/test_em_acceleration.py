@@ -8,18 +8,9 @@ import pytest
 from hbnlab._validation import Cancelled
 from hbnlab.bn import em
 from hbnlab.bn import inference as I
-from hbnlab.bn.structure import TreeStructure
 from hbnlab.models.hbn import HierarchicalBNClassifier, HierarchicalNBClassifier
 
-
-def _sampled(direction, seed=0, n=2000, states=2):
-    tree = TreeStructure.from_nested([[0, 1, 2], [3, 4], 5, [6, [7, 8]]], direction=direction)
-    if states != 2:
-        tree = tree.with_states(states)
-    rng = np.random.default_rng(seed)
-    true = O.random_params(tree, rng, 0.4)
-    X, y, _ = O.sample(true, n, rng)
-    return tree, true, X, y
+_sampled = O.sampled
 
 
 # ----------------------------------------------------------------------------- the trial point

@@ -89,16 +89,8 @@ def test_a_hand_computed_start():
         em.hnb_start_from_hbn(start, X, y)
 
 
-def _planted_hnb(seed, n):
-    tree = TreeStructure.from_nested([[0, 1, 2], [3, 4], 5, [6, [7, 8]]], direction="hnb")
-    rng = np.random.default_rng(seed)
-    true = O.random_params(tree, rng, 0.4)
-    X, y, _ = O.sample(true, n, rng)
-    return tree, true, X, y
-
-
 def test_em_from_the_hbn_start_is_monotone_and_recovers_a_planted_hnb():
-    tree, true, X, y = _planted_hnb(seed=3, n=4000)
+    tree, true, X, y = O.sampled("hnb", seed=3, n=4000)
     hbn = em.fit_em(tree.with_direction("hbn"), X, y, n_restarts=16, random_state=0)
     start = em.hnb_start_from_hbn(hbn.params, X, y)
     res = em.fit_em(tree, X, y, n_restarts=1, init=start, stopping="absolute", tol=1e-5, max_iter=500)
@@ -114,7 +106,7 @@ def test_em_from_the_hbn_start_is_monotone_and_recovers_a_planted_hnb():
 
 
 def test_the_start_works_for_hidden_nodes_with_more_states():
-    tree, _, X, y = _planted_hnb(seed=4, n=600)
+    tree, _, X, y = O.sampled("hnb", seed=4, n=600)
     tree = tree.with_states({i: 3 for i in tree.hidden_nodes()})
     hbn = em.fit_em(tree.with_direction("hbn"), X, y, n_restarts=4, random_state=0)
     start = em.hnb_start_from_hbn(hbn.params, X, y, pseudo_count=1.0)

@@ -13,7 +13,7 @@ from hbnlab.experiments import paper_values as pv
 from hbnlab.export.escape import md_escape
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
 from hbnlab.models.catalog import CLUSTERINGS
-from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, direction_of
+from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
 
 
 def export_tables(out: TrainOutputs) -> dict:
@@ -76,8 +76,7 @@ def _tree_settings_line(cfg: dict, classifiers) -> str:
         speed += f", {str(em['em_acceleration']).upper()} acceleration"
     if em["screen_iter"]:
         speed += f", the best {em['screen_keep']} restarts kept after {em['screen_iter']} E-steps"
-    if em["hnb_init"] != EM_SPEED_DEFAULTS["hnb_init"] and any(
-            str(n).upper() in STRUCTURE_ALGORITHMS and direction_of(n) == "hnb" for n in classifiers):
+    if em["hnb_init"] != EM_SPEED_DEFAULTS["hnb_init"] and any(is_hnb(n) for n in classifiers):
         speed += ", the HNB's EM started at the HBN"
     return (f"* HBN/HNB settings: {parts}, {cfg.get('n_restarts')} EM restarts{speed}, "
             f"random_state={cfg.get('random_state')}")
