@@ -6,6 +6,7 @@ from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
 from hbnlab.pipeline.config import (
     CLASSIFIERS,
     EM_ACCELERATIONS,
+    HIDDEN_STATES_CHOICES,
     HNB_INITS,
     PRESETS,
     SCREEN_ITER_RANGE,
@@ -67,19 +68,28 @@ with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
              "(benchmarks/results/hnb_start.txt).")
     st.caption("For the training and tuning jobs of the HBN/HNB learners. All are off in the thesis: plain EM, "
                "every restart run until it meets the stopping rule, random starting points.")
-    cfg = state.update_config(em_acceleration=acceleration, screen_iter=int(screen_iter),
-                              screen_keep=int(screen_keep), hnb_init=hnb_init)
+    with widgets.readable_errors():
+        cfg = state.update_config(em_acceleration=acceleration, screen_iter=int(screen_iter),
+                                  screen_keep=int(screen_keep), hnb_init=hnb_init)
 
 with st.form("train_form"):
     c1, c2 = st.columns(2)
     classes = c1.multiselect("Classes", data.categories, default=data.categories, key="t_classes")
     chosen = c2.multiselect("Classifiers", CLASSIFIERS, default=[c for c in cfg.classifiers if c in CLASSIFIERS],
                             key="t_classifiers")
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns([1, 1, 1, 1.4])
     n_restarts = c1.number_input("EM restarts (thesis: 64)", min_value=1, max_value=256, value=cfg.n_restarts,
                                  key="t_restarts")
-    seed = c2.number_input("random_state", min_value=0, max_value=2**31 - 1, value=cfg.random_state, key="t_seed")
-    stage = c3.radio("Fit / evaluate on", ["test", "validation"], horizontal=True, key="t_stage",
+    hidden_states = c2.selectbox(
+        "Hidden states", HIDDEN_STATES_CHOICES, index=HIDDEN_STATES_CHOICES.index(cfg.hidden_states),
+        key="t_hidden_states", format_func=lambda k: {2: "2 (binary, thesis)", "auto": "auto (BIC)",
+                                                       "auto-holdout": "auto (held-out)"}.get(k, str(k)),
+        help="Each hidden node's number of states in the HBN/HNB learners. The thesis's are binary: a hidden "
+             "node passes its whole subtree to its parent as one bit. More states keep more of it, at more cost "
+             "per EM iteration; 'auto' chooses per node by BIC on the training data, 'auto (held-out)' by the "
+             "likelihood of a held-out quarter (several extra EM fits). Compare them on the Tuning page.")
+    seed = c3.number_input("random_state", min_value=0, max_value=2**31 - 1, value=cfg.random_state, key="t_seed")
+    stage = c4.radio("Fit / evaluate on", ["test", "validation"], horizontal=True, key="t_stage",
                      format_func={"test": "training → test",
                                   "validation": f"{cfg.cv}-fold cross-validation" if cfg.cv
                                   else "training-0 → validation"}.get,
@@ -93,7 +103,9 @@ if submitted:
     if not classes or not chosen:
         st.error("Choose at least one class and one classifier.")
     else:
-        cfg = state.update_config(classifiers=tuple(chosen), n_restarts=int(n_restarts), random_state=int(seed))
+        with widgets.readable_errors():
+            cfg = state.update_config(classifiers=tuple(chosen), n_restarts=int(n_restarts),
+                                      hidden_states=hidden_states, random_state=int(seed))
         with widgets.readable_errors():
             job_id = services.submit_train(cfg, classes=classes, classifiers=chosen, stage=stage)
         state.remember(state.LAST_TRAIN_JOB, job_id)

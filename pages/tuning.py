@@ -1,8 +1,8 @@
-"""Tuning: B x alpha (x number of terms) grids on the training-0 / validation split."""
+"""Tuning: B x alpha (x number of terms x hidden states) grids on the training-0 / validation split."""
 import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
-from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, clustering_of
+from hbnlab.pipeline.config import HIDDEN_STATES_CHOICES, STRUCTURE_ALGORITHMS, clustering_of
 
 cfg = widgets.page_frame("Tuning", "The thesis tunes B and alpha by validation micro breakeven: fit on "
                          "training-0, measure on the validation split (sec. 4.2.1).")
@@ -19,23 +19,30 @@ with st.form("tune_form"):
     classes = c2.multiselect("Classes", data.categories, default=[c for c in data.categories if c not in untunable],
                              key="u_classes")
     grid = services.alpha_grid(clustering_of(algorithm))
-    c1, c2, c3 = st.columns(3)
+    c1, c2, c3, c4 = st.columns(4)
     B_values = c1.multiselect("B values", list(range(2, 13)), default=[3, 5, 7, 9], key="u_B")
     alpha_text = c2.text_input("alpha values (comma separated)", value=", ".join(f"{a:g}" for a in grid),
                                key="u_alpha", help="thesis grids: AVG 0-0.12, OR 0-0.2, DEP 0-300")
-    nf_values = c3.multiselect("Terms per class", [10, 20, 30, 60, 100], default=[cfg.n_features]
-                               if cfg.n_features in (10, 20, 30, 60, 100) else [30], key="u_nf")
+    nf_values = c3.multiselect("Terms per class", [10, 20, 30, 60, 100, 200, 300], default=[cfg.n_features]
+                               if cfg.n_features in (10, 20, 30, 60, 100, 200, 300) else [30], key="u_nf")
+    k_values = c4.multiselect("Hidden states", HIDDEN_STATES_CHOICES, default=[cfg.hidden_states], key="u_k",
+                              help="Each hidden node's number of states (2: binary, the thesis's; auto: chosen "
+                                   "per node by BIC; auto-holdout: by a held-out quarter of training-0). More "
+                                   "states cost more per fit.")
     submitted = st.form_submit_button("Run the grid", type="primary", icon=":material/grid_on:")
 note = None
 if submitted:
     with widgets.readable_errors(stop=False):
         alphas = services.parse_alpha_values(alpha_text, clustering_of(algorithm))
-        if not B_values or not nf_values or not classes:
-            raise ValueError("choose at least one B value, one number of terms and one class")
-        job_id = services.submit_tune(cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes)
+        if not B_values or not nf_values or not k_values or not classes:
+            raise ValueError("choose at least one B value, one number of terms, one number of hidden states and "
+                             "one class")
+        k_grid = [k for k in HIDDEN_STATES_CHOICES if k in k_values]
+        job_id = services.submit_tune(cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes,
+                                      hidden_states_values=None if k_grid == [cfg.hidden_states] else k_grid)
         state.remember(state.LAST_TUNE_JOB, job_id)
-        note = (f"Submitted tuning job #{job_id}: {len(B_values) * len(alphas) * len(nf_values)} cells x "
-                f"{len(classes)} classes.")
+        note = (f"Submitted tuning job #{job_id}: {len(B_values) * len(alphas) * len(nf_values) * len(k_grid)} "
+                f"cells x {len(classes)} classes.")
 widgets.submission_note(state.TUNE_NOTE, note)
 
 st.subheader("Jobs")
@@ -50,13 +57,16 @@ if job_id is None:
 result = services.get_job(job_id).result
 cells = services.tuning_cells(job_id)
 best = result["best"]
-for nf in sorted(cells["n_features"].unique()):
-    sub = cells[cells["n_features"] == nf]
-    mark = (best["B"], best["alpha"]) if best["n_features"] == nf else None
+best_k = str(best.get("hidden_states", 2))
+several_k = cells["hidden_states"].nunique() > 1
+for (nf, k), sub in cells.groupby(["n_features", "hidden_states"], sort=False):
+    mark = (best["B"], best["alpha"]) if (best["n_features"], best_k) == (nf, k) else None
+    states = f", hidden states {k}" if several_k or k != "2" else ""
     st.plotly_chart(charts.tuning_heatmap(sub, best=mark, title=f"{result['classifier']}: validation micro "
-                                          f"breakeven (%), {nf} terms per class"), key=f"u_heat_{nf}")
-st.success(f"Best cell: B = {best['B']}, alpha = {best['alpha']:g}, {best['n_features']} terms — validation "
-           f"micro breakeven {best['micro']:.1f}% (macro {best['macro']:.1f}%).")
+                                          f"breakeven (%), {nf} terms per class{states}"), key=f"u_heat_{nf}_{k}")
+states = f", hidden states {best_k}" if several_k or best_k != "2" else ""
+st.success(f"Best cell: B = {best['B']}, alpha = {best['alpha']:g}, {best['n_features']} terms{states} — "
+           f"validation micro breakeven {best['micro']:.1f}% (macro {best['macro']:.1f}%).")
 if "tied_with_best" in cells:
     n_tied = int(cells["tied_with_best"].sum()) - 1
     st.caption(f"Cells outlined in grey ({n_tied} of {len(cells) - 1} others) are within resampling noise of "
@@ -67,13 +77,14 @@ if st.button("Train the best cell on the full training set", type="primary", key
     with widgets.readable_errors():
         tid = services.submit_train(new, classes=result["classes"], classifiers=[result["classifier"]])
     state.remember(state.LAST_TRAIN_JOB, tid)
-    st.success(f"Submitted training job #{tid} with B = {best['B']}, alpha = {best['alpha']:g}; "
+    st.success(f"Submitted training job #{tid} with B = {best['B']}, alpha = {best['alpha']:g}{states}; "
                "follow it on the Training page.")
 per_class = services.per_class_frame(result)
 if not per_class.empty:
     st.subheader("Each class's own best cell")
     st.dataframe(per_class, hide_index=True, key="u_per_class", column_config=widgets.per_class_columns())
-    st.caption(f"Choosing B, alpha and the number of terms for each class on its own gives a validation micro "
+    st.caption(f"Choosing B, alpha, the number of terms{' and the hidden states' if several_k else ''} for each "
+               f"class on its own gives a validation micro "
                f"breakeven of {result['per_class_micro']:.1f}% (best common cell: {best['micro']:.1f}%). Both are "
                "measured on the documents they were chosen on; the per-class figure, with more choices, is the "
                "more optimistic of the two — the test split decides.")

@@ -118,7 +118,7 @@ def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage
 
 
 def submit_tune(cfg: ExperimentConfig, classifier: str, B_values, alpha_values, n_features_values=None,
-                classes=None) -> int:
+                classes=None, hidden_states_values=None) -> int:
     """Submit a "tune" job: the grid on the validation split or folds (refused first for classes
     the split cannot score, :func:`check_tunable`)."""
     from hbnlab.jobs.spec import JobSpec
@@ -130,6 +130,10 @@ def submit_tune(cfg: ExperimentConfig, classifier: str, B_values, alpha_values, 
               "classes": list(classes or [])}
     label = (f"tune {classifier}: B {list(params['B_values'])} x alpha {list(params['alpha_values'])}"
              f" x features {params['n_features_values']}")
+    if hidden_states_values:
+        params["hidden_states_values"] = [cfg.replace(hidden_states=k).hidden_states  # refused before queueing
+                                          for k in hidden_states_values]
+        label += f" x hidden states {params['hidden_states_values']}"
     spec = JobSpec("tune", params, label=label, group=JOB_GROUP, random_state=cfg.random_state, module=TASK_MODULE)
     return runner().submit(spec)
 
@@ -578,16 +582,20 @@ def tuning_cells(job_id: int) -> pd.DataFrame:
 
 
 def config_with_cell(result: dict) -> ExperimentConfig:
-    """The tuning job's config with its best B, alpha and number of terms for its algorithm."""
+    """The tuning job's config with its best B, alpha, number of terms and hidden states for its
+    algorithm."""
     best = result["best"]
     algo = result["classifier"]
     cfg = ExperimentConfig.from_dict(result["config"])
-    return cfg.with_structure_params(algo, best["B"], best["alpha"]).replace(n_features=int(best["n_features"]))
+    return cfg.with_structure_params(algo, best["B"], best["alpha"]).replace(
+        n_features=int(best["n_features"]), hidden_states=best.get("hidden_states", cfg.hidden_states))
 
 
 def per_class_settings(result: dict) -> dict:
-    """A tuning job's best cell per class as train-job ``class_settings`` (B, alpha, terms)."""
-    return {c: {"B": int(v["B"]), "alpha": float(v["alpha"]), "n_features": int(v["n_features"])}
+    """A tuning job's best cell per class as train-job ``class_settings`` (B, alpha, terms and,
+    when the job recorded them, hidden states)."""
+    return {c: {"B": int(v["B"]), "alpha": float(v["alpha"]), "n_features": int(v["n_features"]),
+                **({"hidden_states": v["hidden_states"]} if "hidden_states" in v else {})}
             for c, v in result.get("best_per_class", {}).items()}
 
 

@@ -20,6 +20,18 @@ from hbnlab.cli.common import (
 __all__ = ["register", "cmd_reproduce", "cmd_tree"]
 
 
+def number_of_states(text: str):
+    """A hidden node's number of states on the command line: an integer or a search's name."""
+    from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES
+
+    if text in HIDDEN_STATE_SEARCHES:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of states (an integer >= 2, auto or auto-holdout)") from None
+
+
 def _protocol_data(args):
     """The thesis's protocol data on ``--corpus`` (default Reuters-21578 ModApte, downloaded if
     needed) with ``--categories`` and the validation options."""
@@ -125,10 +137,19 @@ def cmd_reproduce(args) -> int:
                 B_grid = rep.check_B_grid(parse_list(args.tune_B, int, "--tune-B"))
             except ValueError as e:
                 raise CLIError(f"--tune-B: {e}") from None
+        k_grid = None
+        if args.tune_k:
+            if not args.tune:
+                raise CLIError("--tune-k needs --tune")
+            items = parse_list(args.tune_k, str, "--tune-k")
+            try:
+                k_grid = rep.check_k_grid([number_of_states(t) for t in items])
+            except ValueError as e:
+                raise CLIError(f"--tune-k: {e}") from None
         data = _protocol_data(args)
         result = rep.table_4_10(data, rows=rows, extra_rows=args.extra_rows, tune=args.tune,
                                 n_restarts=args.n_restarts, n_jobs=args.n_jobs, random_state=args.random_state,
-                                settings=settings, tune_B_grid=B_grid, log=print)
+                                settings=settings, tune_B_grid=B_grid, tune_k_grid=k_grid, log=print)
         print()
         if result.get("paper"):
             print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
@@ -218,6 +239,10 @@ def register(sub) -> None:
     r.add_argument("--tune-B", default=None, metavar="B,B,...",
                    help="table-4.10 --tune: the branching factors of the second phase (default the thesis's "
                         "3,5,7,9; with 100-300 terms the best B can lie above 9, e.g. 3,5,7,9,12,15)")
+    r.add_argument("--tune-k", default=None, metavar="K,K,...",
+                   help="table-4.10 --tune: a fourth phase, the hidden nodes' number of states with B again from "
+                        "the second phase's grid, at the chosen alpha (integers >= 2, auto, auto-holdout; e.g. 2,3; "
+                        "ties to the earlier entry)")
     r.add_argument("--extra-rows", action="store_true", help="table-4.10: add the neighbours' learners")
     r.add_argument("--rows", default=None,
                    help="table-4.10: comma list like NB:30,HBN-OR:30,KNN:all (all: every term; "

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 from hbnlab._validation import check_branching_factor
+from hbnlab.bn.params import ParameterError
 from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
@@ -72,24 +73,34 @@ def _hbn_params(n_restarts) -> dict:
 
 
 def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=None, n_jobs=1, B_grid=None,
-                       log=_quiet) -> dict:
+                       k_grid=None, log=_quiet) -> dict:
     """The thesis's procedure (sec. 4.2.1): alpha at B = 7; B in {3, 5, 7, 9} at the best alpha;
     a finer alpha grid around the best alpha at the best B.  Scored by validation micro breakeven
     with ``n_features`` terms per class (the row's own: Table 4.1's settings were tuned at 30 terms
     and do not carry over to more, see ``benchmarks/results/hbn_terms_ablation.md``).  ``B_grid``
     replaces the second phase's {3, 5, 7, 9} (B = 7, the first phase's, is always scored): with
     100-300 terms the best B can lie above 9 (Reuters, terms per class, alpha = 0: validation
-    micro 83.3 / 84.3 / 84.6 at B = 9 / 12 / 15)."""
+    micro 83.3 / 84.3 / 84.6 at B = 9 / 12 / 15).
+
+    ``k_grid`` (e.g. ``(2, 3)``) adds a fourth phase: the hidden nodes' number of states
+    (``hidden_states`` of the tree estimators: integers >= 2, ``"auto"``, ``"auto-holdout"``) with B
+    again from the second phase's grid, at the chosen alpha.  B is searched again because a node's
+    table has k ** (its hidden parents) rows: the best B of binary nodes can be out of reach with
+    three states (an HBN's class node under 15 three-state parents has 3 ** 15 configurations), and
+    such a (k, B) is recorded as not fitted.  ``params``' own number of states (binary by default)
+    keeps its phase-3 score at the chosen B.  Ties go to the earlier entry of the grid, then to B
+    nearer 7.  Without ``k_grid`` the result has no ``"hidden_states"``."""
     clustering = tree_parts(name)[1]
     params = dict(params or {})
     history = []
     js = thesis.tunable_indices(data)
 
-    def score(B, alpha):
-        row = thesis.run_row(data, name, n_features, params={**params, "B": B, "alpha": alpha}, stage="validation",
-                             n_jobs=n_jobs, category_indices=js)
-        history.append({"B": B, "alpha": alpha, "micro": row["micro"]})
-        log(f"    {name} B={B} alpha={alpha:g}: validation micro {row['micro']:.2f}")
+    def score(B, alpha, **extra):
+        row = thesis.run_row(data, name, n_features, params={**params, "B": B, "alpha": alpha, **extra},
+                             stage="validation", n_jobs=n_jobs, category_indices=js)
+        history.append({"B": B, "alpha": alpha, **extra, "micro": row["micro"]})
+        log(f"    {name} B={B} alpha={alpha:g}" + "".join(f" {k}={v}" for k, v in extra.items())
+            + f": validation micro {row['micro']:.2f}")
         return row["micro"]
 
     grid = ALPHA_GRIDS[clustering]
@@ -102,7 +113,25 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
     fine = sorted({round(max(0.0, a1 + k * step), 6) for k in (-2, -1, 0, 1, 2)})
     s3 = {a: (s2[B] if a == a1 else score(B, a)) for a in fine}
     a3 = max(fine, key=lambda a: (s3[a], -a))
-    return {"B": B, "alpha": a3, "history": history}
+    if k_grid is None:
+        return {"B": B, "alpha": a3, "history": history}
+    ks = check_k_grid(k_grid)
+    given = params.get("hidden_states", 2)
+    s4 = {}
+    for k in ks:
+        if k == given:
+            s4[k, B] = s3[a3]
+            continue
+        for b in sorted({7, *B_grid}):
+            try:
+                s4[k, b] = score(b, a3, hidden_states=k)
+            except ParameterError as e:
+                history.append({"B": b, "alpha": a3, "hidden_states": k, "micro": None, "not_fitted": str(e)})
+                log(f"    {name} B={b} alpha={a3:g} hidden_states={k}: not fitted ({e})")
+    if not s4:
+        raise ValueError(f"{name}: no number of hidden states in {list(ks)} can be fitted at B in {sorted(B_grid)}")
+    k4, B4 = max(s4, key=lambda c: (s4[c], -ks.index(c[0]), -abs(c[1] - 7)))
+    return {"B": B4, "alpha": a3, "hidden_states": k4, "history": history}
 
 
 def check_B_grid(values) -> tuple:
@@ -113,6 +142,22 @@ def check_B_grid(values) -> tuple:
         raise ValueError(f"B grid {values!r}: {e}") from None
     if not grid:
         raise ValueError("B grid: expected at least one branching factor")
+    return grid
+
+
+def check_k_grid(values) -> tuple:
+    """The hidden nodes' numbers of states of the fourth tuning phase, in the given order:
+    distinct integers >= 2, ``"auto"`` or ``"auto-holdout"``."""
+    from hbnlab.models.hbn import check_hidden_states
+
+    try:
+        grid = tuple(check_hidden_states(k) for k in values)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"hidden-states grid {list(values)!r}: {e}") from None
+    if not grid:
+        raise ValueError("hidden-states grid: expected at least one number of states")
+    if len(set(grid)) != len(grid):
+        raise ValueError(f"hidden-states grid {list(values)!r}: an entry repeats")
     return grid
 
 
@@ -179,10 +224,11 @@ def table_4_10_rows_settings(rows, settings: dict, *, extra_rows: bool = False) 
 
 def table_4_10(data: ProtocolData, *, rows=None, extra_rows: bool = False, tune: bool = False,
                n_restarts: int | None = None, n_jobs: int = 2, random_state: int = 0, settings: dict | None = None,
-               tune_B_grid=None, log=_quiet) -> dict:
+               tune_B_grid=None, tune_k_grid=None, log=_quiet) -> dict:
     """Table 4.10 on the test split: the thesis's rows (or ``rows``), optionally the neighbours'
     learners (``extra_rows``) and the HBN rows tuned on validation first (``tune``; ``tune_B_grid``
-    replaces the thesis's B in {3, 5, 7, 9}, see :func:`three_phase_tuning`).
+    replaces the thesis's B in {3, 5, 7, 9}; ``tune_k_grid`` adds the hidden nodes' number of states
+    as a fourth phase, see :func:`three_phase_tuning`).
 
     ``settings`` (e.g. ``{"alpha": 0.0}``) go to every row whose learner has them.  A row whose
     terms are candidates (``("HBN-OR", (30, 100, 300))``) has them chosen per class on validation
@@ -204,9 +250,11 @@ def table_4_10(data: ProtocolData, *, rows=None, extra_rows: bool = False, tune:
                     terms = row_terms[(name, nf)][0]
                 log(f"  tuning {name} ({thesis.terms_label(nf)} terms) on training-0 / validation ...")
                 t = three_phase_tuning(data, name, n_features=terms, params=p, n_jobs=n_jobs, B_grid=tune_B_grid,
-                                       log=log)
+                                       k_grid=tune_k_grid, log=log)
                 tuning[name] = t
                 p.update(B=t["B"], alpha=t["alpha"])
+                if "hidden_states" in t:
+                    p["hidden_states"] = t["hidden_states"]
         row_params[(name, nf)] = p
     result = thesis.reproduce_table_4_10(data, rows, n_jobs=n_jobs, random_state=random_state,
                                          row_params=row_params, row_terms=row_terms, log=log)
@@ -257,6 +305,6 @@ def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None 
     return {"rows": rows, "corpus": data.corpus_json()}
 
 
-__all__ = ["load_reuters_protocol", "load_protocol", "three_phase_tuning", "check_B_grid", "parse_rows",
+__all__ = ["load_reuters_protocol", "load_protocol", "three_phase_tuning", "check_B_grid", "check_k_grid", "parse_rows",
            "table_4_10_rows_settings", "table_4_10", "validation_table",
            "ALPHA_GRIDS", "VALIDATION_TARGETS", "TARGETS"]

@@ -173,7 +173,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     def _fit_selected(self, X, y):
         Xb = as_binary(X)
         names = self._selected_names(X.shape[1])
-        hs = _check_hidden_states(self.hidden_states)
+        hs = check_hidden_states(self.hidden_states)
         tree = self._build_tree(Xb, y, names)
         options = dict(n_restarts=self.n_restarts, tol=self.tol, max_iter=self.max_iter,
                        stopping=self.stopping, criterion=self.criterion, pseudo_count=self.pseudo_count,
@@ -279,10 +279,16 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
 INITS = ("random", "hbn")
 
 
-def _check_hidden_states(value):
-    """``hidden_states``: an integer >= 2, ``"auto"`` or ``"auto-holdout"``."""
+#: The searches ``hidden_states`` may name instead of a number of states (per hidden node: BIC on the
+#: training data, or the log-likelihood of a held-out quarter).
+HIDDEN_STATE_SEARCHES = ("auto", "auto-holdout")
+
+
+def check_hidden_states(value):
+    """``hidden_states``: an integer >= 2, ``"auto"`` or ``"auto-holdout"`` (returned as an int or
+    the string; ``ValueError`` naming the parameter otherwise)."""
     if isinstance(value, str):
-        if value in ("auto", "auto-holdout"):
+        if value in HIDDEN_STATE_SEARCHES:
             return value
     elif isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 2:
         return int(value)
@@ -450,4 +456,5 @@ class HierarchicalNBClassifier(_TreeClassifier):
     _direction = "hnb"
 
 
-__all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation"]
+__all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "check_hidden_states",
+           "HIDDEN_STATE_SEARCHES", "INITS"]

@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, fields
 
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
-from hbnlab.models.hbn import INITS
+from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 #: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
@@ -39,6 +39,14 @@ HNB_INITS = INITS
 #: The EM speed fields and their defaults (the thesis's EM).  Serialised forms leave them out
 #: while they hold these values, so configs written before the fields existed keep their form.
 EM_SPEED_DEFAULTS = {"em_acceleration": "none", "screen_iter": 0, "screen_keep": 8, "hnb_init": "random"}
+#: The tree learners' hidden nodes: a number of states (2, binary, is the thesis's) or a search that
+#: chooses one per node (``hidden_states`` of :class:`hbnlab.models.hbn.HierarchicalBNClassifier`).
+HIDDEN_STATES_DEFAULT = 2
+HIDDEN_STATES_MAX = 8
+HIDDEN_STATES_CHOICES = (*range(2, HIDDEN_STATES_MAX + 1), *HIDDEN_STATE_SEARCHES)
+#: Fields that serialised forms leave out while they hold these defaults (configs written before
+#: the fields existed keep their form): the EM speed fields and the hidden nodes' states.
+OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT}
 #: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
 VALIDATION_METHODS = ("auto", "date", "stratified")
 CV_MAX = 20
@@ -126,6 +134,10 @@ class ExperimentConfig:
     hnb_init : {"random", "hbn"}
         Where the HNB learners' EM starts: random restarts (the thesis's) or one restart from the
         HBN on the same tree (``init`` of the hierarchical naive Bayes).
+    hidden_states : int in 2..8, "auto" or "auto-holdout"
+        The tree learners' hidden nodes' number of states (2: binary, the thesis's), or chosen per
+        node by BIC on the training data ("auto") or on a held-out quarter ("auto-holdout").
+        ``hnb_init="hbn"`` needs a number.
     validation : {"auto", "date", "stratified"}
         The training-0 / validation split of tuning and of Training's validation stage: the thesis's
         date split when every training document is dated ("auto" picks it for Reuters), else a
@@ -170,6 +182,7 @@ class ExperimentConfig:
     screen_iter: int = EM_SPEED_DEFAULTS["screen_iter"]
     screen_keep: int = EM_SPEED_DEFAULTS["screen_keep"]
     hnb_init: str = EM_SPEED_DEFAULTS["hnb_init"]
+    hidden_states: int | str = HIDDEN_STATES_DEFAULT
     validation: str = "auto"
     cv: int = 0
     random_state: int = 0
@@ -211,6 +224,14 @@ class ExperimentConfig:
         integer("screen_iter", *SCREEN_ITER_RANGE)
         integer("screen_keep", *SCREEN_KEEP_RANGE)
         choice("hnb_init", HNB_INITS)
+        hs = self.hidden_states
+        if not (hs in HIDDEN_STATE_SEARCHES if isinstance(hs, str)
+                else type(hs) is int and 2 <= hs <= HIDDEN_STATES_MAX):
+            raise ValueError(f"hidden_states must be an integer in 2..{HIDDEN_STATES_MAX}, "
+                             f"{' or '.join(repr(v) for v in HIDDEN_STATE_SEARCHES)}, got {self.hidden_states!r}")
+        if self.hnb_init == "hbn" and isinstance(self.hidden_states, str):
+            raise ValueError(f"hnb_init='hbn' needs a number of hidden states, got hidden_states="
+                             f"{self.hidden_states!r} (start the HNB at random, or fix the number of states)")
         integer("random_state", 0)
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
@@ -247,6 +268,8 @@ class ExperimentConfig:
             params = {"B": B, "alpha": alpha, "n_restarts": self.n_restarts, **self.em_speed_params()}
             if is_hnb(name) and self.hnb_init != EM_SPEED_DEFAULTS["hnb_init"]:
                 params["init"] = self.hnb_init
+            if self.hidden_states != HIDDEN_STATES_DEFAULT:
+                params["hidden_states"] = self.hidden_states
             return params
         return {}
 
@@ -299,12 +322,13 @@ class ExperimentConfig:
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
-        """Every field, except the EM speed fields that hold their defaults (:data:`EM_SPEED_DEFAULTS`):
-        job specs and stored models of the thesis's EM keep the form they had before those fields."""
+        """Every field, except the EM speed fields and ``hidden_states`` while they hold their defaults
+        (:data:`OPTIONAL_DEFAULTS`): job specs and stored models of the thesis's EM keep the form they
+        had before those fields."""
         d = dataclasses.asdict(self)
         d["categories"] = list(self.categories)
         d["classifiers"] = list(self.classifiers)
-        for k, v in EM_SPEED_DEFAULTS.items():
+        for k, v in OPTIONAL_DEFAULTS.items():
             if d[k] == v:
                 del d[k]
         return d
@@ -312,10 +336,10 @@ class ExperimentConfig:
     def relevant_dict(self, classifiers=None) -> dict:
         """:meth:`to_dict` without the fields that did not shape a run of ``classifiers``
         (default: the config's): the other corpus sources' fields, the B / alpha of clusterings
-        no trained learner uses, the restarts and the EM speed fields when no tree learner is
-        trained, ``screen_keep`` without screening, ``hnb_init`` without an HNB learner, and the
-        pages' display choices (``label``, ``algorithm``).  EM speed fields at their defaults are
-        absent already (:meth:`to_dict`)."""
+        no trained learner uses, the restarts, the EM speed fields and the hidden states when no
+        tree learner is trained, ``screen_keep`` without screening, ``hnb_init`` without an HNB
+        learner, and the pages' display choices (``label``, ``algorithm``).  Fields of
+        :data:`OPTIONAL_DEFAULTS` at their defaults are absent already (:meth:`to_dict`)."""
         names = [str(c).upper() for c in (classifiers if classifiers is not None else self.classifiers)]
         used = {c for c in CLUSTERINGS if any(n in STRUCTURE_ALGORITHMS and clustering_of(n) == c for n in names)}
         other_sources = {"synthetic": "synthetic_", "reuters": "reuters_", "upload": "upload_"}
@@ -324,7 +348,7 @@ class ExperimentConfig:
         drop |= {f.name for f in fields(self) if f.name.startswith(tuple(other_sources.values()))}
         drop |= {f"{p}_{c}" for c in CLUSTERINGS if c not in used for p in ("B", "alpha")}
         if not used:
-            drop |= {"n_restarts", *EM_SPEED_DEFAULTS}
+            drop |= {"n_restarts", *OPTIONAL_DEFAULTS}
         if not self.screen_iter:
             drop.add("screen_keep")
         if not any(is_hnb(n) for n in names):
@@ -378,7 +402,9 @@ class ExperimentConfig:
             raw = raw[-1] if isinstance(raw, (list, tuple)) else raw
             proto = getattr(default, name)
             try:
-                if isinstance(proto, tuple):
+                if name == "hidden_states":
+                    value = str(raw) if str(raw) in HIDDEN_STATE_SEARCHES else int(raw)
+                elif isinstance(proto, tuple):
                     value = tuple(x for x in str(raw).split(",") if x)
                 elif isinstance(proto, bool):
                     value = str(raw).lower() in ("1", "true", "yes")
@@ -429,12 +455,13 @@ PRESETS = {
         "HBN-DEP on 30 information-gain terms, Table 4.1's B and alpha, 64 EM restarts of plain EM.",
         {"categories": (), "n_categories": 10, "classifiers": ("NB", "SVM", "HBN-AVG", "HBN-OR", "HBN-DEP"),
          "n_features": 30, "selection": "ig", "scope": "local", "stopwords": "thesis", "stemming": "none",
-         "min_df": 2, "n_restarts": 64, **EM_SPEED_DEFAULTS, **_THESIS_TREES}),
+         "min_df": 2, "n_restarts": 64, **OPTIONAL_DEFAULTS, **_THESIS_TREES}),
 }
 
 
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
             "direction_of", "is_hnb", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS",
-           "HNB_INITS", "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE",
+           "HNB_INITS", "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "OPTIONAL_DEFAULTS", "SCREEN_ITER_RANGE",
+           "SCREEN_KEEP_RANGE",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]

@@ -228,11 +228,14 @@ def _check_params(params: dict, required: tuple) -> None:
 
 def unit_cost(name: str, cfg: ExperimentConfig) -> float:
     """Relative expected cost of fitting one (class, learner) unit, for progress and ETA: a tree
-    learner's EM grows with restarts x terms (DEP's clustering costs about as much again); the
-    other learners are quick."""
+    learner's EM grows with restarts x terms (DEP's clustering costs about as much again) and with
+    the hidden nodes' states (the tables of a k-state node grow as k squared; a per-node search of
+    k costs several fits); the other learners are quick."""
     if str(name).upper() in TREE_LEARNERS:
         dep = 2.0 if str(name).upper().endswith("-DEP") else 1.0
-        return max(1, cfg.n_restarts) * max(1, cfg.n_features) / 30 * dep
+        k = cfg.hidden_states
+        states = (k / 2) ** 2 if isinstance(k, int) else 4.0
+        return max(1, cfg.n_restarts) * max(1, cfg.n_features) / 30 * dep * states
     return 0.5
 
 
@@ -327,17 +330,21 @@ class _Progress:
 
 def _unit_config(cfg: ExperimentConfig, label: str, name: str, class_settings) -> ExperimentConfig:
     """The config one (class, classifier) unit trains with: ``cfg``, or for a class listed in
-    ``class_settings`` its own number of terms and, for a tree learner, its own B and alpha."""
+    ``class_settings`` its own number of terms and, for a tree learner, its own B, alpha and
+    hidden states."""
     own = (class_settings or {}).get(label)
     if not own:
         return cfg
-    unknown = sorted(set(own) - {"B", "alpha", "n_features"})
+    unknown = sorted(set(own) - {"B", "alpha", "n_features", "hidden_states"})
     if unknown:
-        raise ValueError(f"class_settings[{label!r}]: unknown field(s) {unknown}; expected B, alpha, n_features")
+        raise ValueError(f"class_settings[{label!r}]: unknown field(s) {unknown}; expected B, alpha, n_features, "
+                         "hidden_states")
     out = cfg.replace(n_features=int(own.get("n_features", cfg.n_features)))
     if name in STRUCTURE_ALGORITHMS and ("B" in own or "alpha" in own):
         B, alpha = out.structure_params(name)
         out = out.with_structure_params(name, int(own.get("B", B)), float(own.get("alpha", alpha)))
+    if name in STRUCTURE_ALGORITHMS and "hidden_states" in own:
+        out = out.replace(hidden_states=own["hidden_states"])
     return out
 
 
@@ -437,17 +444,18 @@ TUNE_BOOTSTRAP = 200
 
 @register_task("tune")
 def tune_task(params: dict, ctx) -> dict:
-    """Validation breakeven over a B x alpha (x n_features) grid for one HBN/HNB learner.
+    """Validation breakeven over a B x alpha (x n_features x hidden states) grid for one HBN/HNB learner.
 
     Every cell fits the learner for each class on training-0 (terms selected on the whole
     training set, thesis sec. 4.1.2) and measures breakeven on the validation split; a cell's
     score is the micro-averaged breakeven over the classes (thesis sec. 4.2.1 tunes by it).
 
     Parameters (``params``): ``config``, ``classifier`` (an HBN/HNB row), ``B_values``,
-    ``alpha_values``, optional ``n_features_values`` (default: the config's), ``classes``.
+    ``alpha_values``, optional ``n_features_values`` and ``hidden_states_values`` (default: the
+    config's), ``classes``.
 
-    Returns ``{"cells": [{"B", "alpha", "n_features", "micro", "macro", "per_class", "vs_best_low",
-    "vs_best_high", "tied_with_best"}], "best": cell, ...}`` (breakevens in percent).  ``vs_best_*``
+    Returns ``{"cells": [{"B", "alpha", "n_features", "hidden_states", "micro", "macro", "per_class",
+    "vs_best_low", "vs_best_high", "tied_with_best"}], "best": cell, ...}`` (breakevens in percent).  ``vs_best_*``
     is the 95% paired-bootstrap interval of the cell's micro breakeven minus the best cell's
     (:data:`TUNE_BOOTSTRAP` resamples of the validation documents, seeded by the config's
     ``random_state``); ``tied_with_best`` when it holds 0.
@@ -462,19 +470,24 @@ def tune_task(params: dict, ctx) -> dict:
     Bs = [int(b) for b in params["B_values"]]
     alphas = [float(a) for a in params["alpha_values"]]
     nfs = [int(n) for n in (params.get("n_features_values") or [cfg.n_features])]
+    ks = list(params.get("hidden_states_values") or [cfg.hidden_states])
     if not Bs or not alphas or not nfs:
         raise ValueError(f"tune: empty grid (B_values={Bs}, alpha_values={alphas}, n_features_values={nfs})")
+    for k in ks:  # named before the corpus is read
+        cfg.replace(hidden_states=k)
     ctx.progress(message="loading corpus", fraction=0.0)
     data = prepare_experiment(cfg, log=ctx.log)
     classes = list(params.get("classes") or data.categories)
     Y_val = data.evaluation("validation")[0]
     js = [data.category_index(c) for c in classes]
-    grid = [(nf, B, a) for nf in nfs for B in Bs for a in alphas]
+    grid = [(nf, k, B, a) for nf in nfs for k in ks for B in Bs for a in alphas]
     prog = _Progress(ctx, [name] * (len(grid) * len(classes)),
-                     [unit_cost(name, cfg.replace(n_features=nf)) for nf, _, _ in grid for _ in classes])
+                     [unit_cost(name, cfg.replace(n_features=nf, hidden_states=k))
+                      for nf, k, _, _ in grid for _ in classes])
     cells, cell_scores = [], []
-    for g, (nf, B, a) in enumerate(grid):
-        cell_cfg = cfg.replace(**{f"B_{clustering}": B, f"alpha_{clustering}": a, "n_features": nf})
+    for g, (nf, hs, B, a) in enumerate(grid):
+        cell_cfg = cfg.replace(**{f"B_{clustering}": B, f"alpha_{clustering}": a, "n_features": nf,
+                                  "hidden_states": hs})
         S = np.zeros((Y_val.shape[0], len(classes)))
         for k, label in enumerate(classes):
             ctx.check_stop()
@@ -490,11 +503,13 @@ def tune_task(params: dict, ctx) -> dict:
             prog.finish_unit(u)
         Y = Y_val[:, js]
         per_class = {c: round(100 * float(breakeven_point(Y[:, k], S[:, k])), 2) for k, c in enumerate(classes)}
-        cell = {"B": B, "alpha": a, "n_features": nf, "micro": round(100 * micro_breakeven(Y, S), 2),
-                "macro": round(100 * macro_breakeven(Y, S), 2), "per_class": per_class}
+        cell = {"B": B, "alpha": a, "n_features": nf, "hidden_states": hs,
+                "micro": round(100 * micro_breakeven(Y, S), 2), "macro": round(100 * macro_breakeven(Y, S), 2),
+                "per_class": per_class}
         cells.append(cell)
         cell_scores.append(S)
-        ctx.log(f"{name} B={B} alpha={a:g} features={nf}: validation micro {cell['micro']:.2f}")
+        ctx.log(f"{name} B={B} alpha={a:g} features={nf} hidden states={hs}: validation micro "
+                f"{cell['micro']:.2f}")
     best = max(cells, key=lambda c: (c["micro"], -c["B"], -c["alpha"]))
     prog.emit(0.99, message="resampling the validation documents")
     boot = bootstrap_micro(Y_val[:, js], cell_scores, n_boot=TUNE_BOOTSTRAP, random_state=cfg.random_state)
@@ -519,13 +534,15 @@ def per_class_best(cells: list, cell_scores: list, Y, classes: list) -> tuple[di
     (``cell_scores[g][:, k]``); it is measured on the documents the choice was made on, so it is
     optimistic as an estimate of test performance.
 
-    Returns ``({class: {"B", "alpha", "n_features", "breakeven"}}, micro)``.
+    Returns ``({class: {"B", "alpha", "n_features", "hidden_states", "breakeven"}}, micro)``
+    (``hidden_states`` only for cells that record it).
     """
     chosen, S = {}, np.zeros(np.shape(Y), dtype=float)
     for k, c in enumerate(classes):
         values = [cell["per_class"][c] for cell in cells]
         g = values.index(max(values))
         chosen[c] = {"B": cells[g]["B"], "alpha": cells[g]["alpha"], "n_features": cells[g]["n_features"],
+                     **({"hidden_states": cells[g]["hidden_states"]} if "hidden_states" in cells[g] else {}),
                      "breakeven": values[g]}
         S[:, k] = cell_scores[g][:, k]
     return chosen, round(100 * micro_breakeven(Y, S), 2)

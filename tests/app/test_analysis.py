@@ -245,7 +245,12 @@ def test_tuning_frame_orders_cells():
     res = {"cells": [{"B": 7, "alpha": 0.1, "n_features": 30, "micro": 80.0, "macro": 70.0, "per_class": {}},
                      {"B": 3, "alpha": 0.0, "n_features": 30, "micro": 81.0, "macro": 71.0, "per_class": {}}]}
     f = A.tuning_frame(res)
-    assert f["B"].tolist() == [3, 7] and list(f.columns) == ["n_features", "B", "alpha", "micro", "macro"]
+    # a job from before the hidden states were a dimension reads as binary
+    assert f["B"].tolist() == [3, 7] and f["hidden_states"].tolist() == ["2", "2"]
+    assert list(f.columns) == ["n_features", "hidden_states", "B", "alpha", "micro", "macro"]
+    res["cells"][1]["hidden_states"], res["cells"][0]["hidden_states"] = "auto", 3
+    f = A.tuning_frame(res)
+    assert f["hidden_states"].tolist() == ["3", "auto"] and f["B"].tolist() == [7, 3]
 
 
 def test_stable_tree_dot_keeps_the_graph_and_names_nodes_by_what_they_are():

@@ -106,3 +106,33 @@ def test_the_hnb_start_reaches_the_hnb_learners_and_the_report(app):
     assert line == ("* HBN/HNB settings: DEP B=7 alpha=170.0, 4 EM restarts, the HNB's EM started at the HBN, "
                     "random_state=0")
     assert "started at the HBN" not in _tree_settings_line(rec.result["config"], ["HBN-DEP"])
+
+
+def test_the_hidden_states_reach_the_tree_learners_the_url_and_the_report(app):
+    from hbnlab.app import services
+    from hbnlab.app.views.export import _tree_settings_line
+
+    _training_page(app)
+    assert app.selectbox(key="t_hidden_states").value == 2
+    app.selectbox(key="t_hidden_states").set_value(3)
+    submit_training(app, ["HNB-OR", "HBN-OR", "NB"], restarts=3, classes=["alpha"])
+    no_exceptions(app)
+    assert app.session_state["hbnlab.config"].hidden_states == 3 and app.query_params["hidden_states"] == "3"
+    (rec,) = wait_for_jobs(180)
+    assert rec.state == "done", rec.error
+    units = {u["classifier"]: u for u in rec.result["units"]}
+    for name in ("HNB-OR", "HBN-OR"):
+        model, _ = services.unit_model(units[name]["model"])
+        assert model.hidden_states == 3
+        assert {model.tree_.cardinality(i) for i in model.tree_.hidden_nodes()} == {3}
+    line = _tree_settings_line(rec.result["config"], ["HNB-OR", "HBN-OR"])
+    assert line == "* HBN/HNB settings: OR B=9 alpha=0.09, 3 EM restarts, hidden nodes with 3 states, random_state=0"
+    # the HNB cannot start at the HBN while the states are searched per node: refused with a message
+    app.selectbox(key="t_hidden_states").set_value("auto")
+    submit_training(app, ["NB"], classes=["alpha"])
+    no_exceptions(app)
+    assert app.session_state["hbnlab.config"].hidden_states == "auto"
+    app.radio(key="t_hnb_init").set_value("hbn").run()
+    no_exceptions(app)
+    assert any("hnb_init='hbn' needs a number of hidden states" in e for e in texts(app, "error"))
+    assert app.session_state["hbnlab.config"].hnb_init == "random"

@@ -272,15 +272,22 @@ def test_sidebar_follows_a_form_submit_in_the_same_run(app):
     assert not any(s.startswith("30 terms per class") for s in side), side
 
 
-def test_tuning_over_terms_shows_each_class_its_own_cell_and_trains_with_it(app):
+def _run_tuning_grid(app, alpha: str, terms: list, states: list | None = None) -> None:
+    """Submit an HBN-OR grid at B = 3 on classes alpha and bravo from the Tuning page."""
     _start(app)
     app.switch_page("pages/tuning.py").run()
     app.selectbox(key="u_algo").set_value("HBN-OR")
     app.multiselect(key="u_classes").set_value(["alpha", "bravo"])
     app.multiselect(key="u_B").set_value([3])
-    app.text_input(key="u_alpha").input("0.05")
-    app.multiselect(key="u_nf").set_value([10, 30])
+    app.text_input(key="u_alpha").input(alpha)
+    app.multiselect(key="u_nf").set_value(terms)
+    if states is not None:
+        app.multiselect(key="u_k").set_value(states)
     app.button(key="FormSubmitter:tune_form-Run the grid").click().run()
+
+
+def test_tuning_over_terms_shows_each_class_its_own_cell_and_trains_with_it(app):
+    _run_tuning_grid(app, "0.05", [10, 30])
     (rec,) = wait_for_jobs(180)
     assert rec.state == "done", rec.error
     app.run()
@@ -297,7 +304,36 @@ def test_tuning_over_terms_shows_each_class_its_own_cell_and_trains_with_it(app)
     no_exceptions(app)
     train = [r for r in wait_for_jobs(180) if r.kind == "train"][0]
     assert train.state == "done", train.error
-    assert train.result["class_settings"] == {c: {"B": 3, "alpha": 0.05, "n_features": v["n_features"]}
-                                              for c, v in own.items()}
+    assert train.result["class_settings"] == {c: {"B": 3, "alpha": 0.05, "n_features": v["n_features"],
+                                                  "hidden_states": 2} for c, v in own.items()}
     for unit in train.result["units"]:  # each class fitted with its own number of terms
         assert len(unit["terms"]) == own[unit["class"]]["n_features"]
+
+
+def test_tuning_over_hidden_states_draws_a_grid_per_number_and_trains_with_the_chosen_one(app):
+    from hbnlab.app import services
+
+    _run_tuning_grid(app, "0, 0.05", [10], states=[3, 2])
+    assert any("4 cells x 2 classes" in s for s in _texts(app, "success"))
+    (rec,) = wait_for_jobs(240)
+    assert rec.state == "done", rec.error
+    assert rec.spec.params["hidden_states_values"] == [2, 3]     # the grid runs in the offered order
+    app.run()
+    no_exceptions(app)
+    cells = rec.result["cells"]
+    assert sorted((c["hidden_states"], c["alpha"]) for c in cells) == [(2, 0.0), (2, 0.05), (3, 0.0), (3, 0.05)]
+    heat = [c for c in app.get("plotly_chart") if "heatmap" in c.proto.spec]
+    assert len(heat) == 2 and "hidden states 3" in heat[1].proto.spec
+    best = rec.result["best"]
+    assert best["micro"] == max(c["micro"] for c in cells)
+    assert any(f"hidden states {best['hidden_states']} — validation" in s for s in _texts(app, "success"))
+    table = frame_with(app, "class", "terms")
+    assert list(table.columns[:3]) == ["class", "terms", "hidden states"]
+    app.button(key="u_train_per_class").click().run()
+    no_exceptions(app)
+    train = [r for r in wait_for_jobs(240) if r.kind == "train"][0]
+    assert train.state == "done", train.error
+    own = rec.result["best_per_class"]
+    for unit in train.result["units"]:   # each class fitted with its own number of states
+        model, _ = services.unit_model(unit["model"])
+        assert model.hidden_states == own[unit["class"]]["hidden_states"]

@@ -41,3 +41,60 @@ def test_bad_B_grids_are_named(grid):
 
     with pytest.raises(ValueError, match="B grid"):
         check_B_grid(grid)
+
+
+def test_a_k_grid_adds_a_fourth_phase_over_B_at_the_chosen_alpha(small):
+    plain = three_phase_tuning(small, "HBN-OR", n_features=8, params={"n_restarts": 2})
+    out = three_phase_tuning(small, "HBN-OR", n_features=8, params={"n_restarts": 2}, k_grid=(2, 3))
+    # the first three phases do not see the grid: the same history, then k = 3 at every B of phase 2
+    assert out["history"][:len(plain["history"])] == plain["history"]
+    fourth = out["history"][len(plain["history"]):]
+    assert [(h["B"], h["alpha"], h["hidden_states"]) for h in fourth] == [(b, plain["alpha"], 3) for b in (3, 5, 7, 9)]
+    again = thesis.run_row(small, "HBN-OR", 8, params={"n_restarts": 2, "B": 5, "alpha": plain["alpha"],
+                                                       "hidden_states": 3},
+                           stage="validation", category_indices=thesis.tunable_indices(small))
+    assert again["micro"] == fourth[1]["micro"]
+    binary = max(h["micro"] for h in plain["history"] if (h["B"], h["alpha"]) == (plain["B"], plain["alpha"]))
+    best3 = max(h["micro"] for h in fourth)
+    assert out["hidden_states"] == (3 if best3 > binary else 2)
+    assert out["alpha"] == plain["alpha"] and "hidden_states" not in plain
+
+
+def test_the_fourth_phase_skips_tables_too_large_to_fit_and_breaks_ties_to_the_earlier_k(monkeypatch):
+    from hbnlab.bn.params import ParameterError
+    from hbnlab.experiments import reproduce
+
+    def fake_row(data, name, nf, *, params, **kw):
+        k, B, a = params.get("hidden_states", 2), params["B"], params["alpha"]
+        if k == 3 and B == 9:
+            raise ParameterError("node 0 ('c'): its parents have 19683 configurations; at most 1048576")
+        micro = {(2, 7): 80.0, (2, 9): 81.0, (3, 5): 81.0, (3, 7): 79.0, ("auto", 5): 81.0}.get((k, B), 70.0)
+        return {"micro": micro - a}
+
+    monkeypatch.setattr(reproduce.thesis, "run_row", fake_row)
+    monkeypatch.setattr(reproduce.thesis, "tunable_indices", lambda data: [0])
+    out = reproduce.three_phase_tuning(None, "HBN-OR", k_grid=(2, 3, "auto"))
+    # phases 1-3 choose B = 9, alpha = 0 (81.0); k = 3 and auto reach 81.0 at B = 5: the tie goes to k = 2
+    assert (out["B"], out["alpha"], out["hidden_states"]) == (9, 0.0, 2)
+    skipped = [h for h in out["history"] if h.get("micro") is None]
+    assert [(h["B"], h["hidden_states"]) for h in skipped] == [(9, 3)] and "19683" in skipped[0]["not_fitted"]
+    out = reproduce.three_phase_tuning(None, "HBN-OR", k_grid=("auto", 3))
+    assert (out["B"], out["hidden_states"]) == (5, "auto")      # without k = 2: the earlier of the tied entries
+
+
+def test_the_tuned_row_is_trained_with_the_chosen_number_of_states(small):
+    from hbnlab.experiments.reproduce import table_4_10
+
+    res = table_4_10(small, rows=[("HBN-OR", 8)], tune=True, n_restarts=2, n_jobs=1, tune_k_grid=(3,))
+    assert res["tuning"]["HBN-OR"]["hidden_states"] == 3
+    assert res["rows"][0]["params"]["hidden_states"] == 3
+
+
+@pytest.mark.parametrize("grid, message", [((), "at least one"), ((2, 2), "repeats"), ((1,), "hidden_states must"),
+                                           (("best",), "hidden_states must")])
+def test_bad_k_grids_are_named(grid, message):
+    from hbnlab.experiments.reproduce import check_k_grid
+
+    with pytest.raises(ValueError, match=f"hidden-states grid.*{message}"):
+        check_k_grid(grid)
+    assert check_k_grid([3, "auto", 2]) == (3, "auto", 2)

@@ -14,6 +14,7 @@ from hbnlab.pipeline.config import (
     ALPHA_RANGE,
     CLASSIFIERS,
     EM_SPEED_DEFAULTS,
+    OPTIONAL_DEFAULTS,
     PRESETS,
     STRUCTURE_ALGORITHMS,
     ExperimentConfig,
@@ -164,9 +165,9 @@ DEFAULT_RELEVANT = {
 
 
 def _without_em_speed(cfg: ExperimentConfig) -> dict:
-    """The to_dict() of a config class without the EM speed fields."""
+    """The to_dict() of a config class without the EM speed fields and the hidden states."""
     return {f.name: list(v) if isinstance(v := getattr(cfg, f.name), tuple) else v
-            for f in dataclasses.fields(cfg) if f.name not in EM_SPEED_DEFAULTS}
+            for f in dataclasses.fields(cfg) if f.name not in OPTIONAL_DEFAULTS}
 
 
 @pytest.mark.parametrize("cfg", [
@@ -180,7 +181,7 @@ def test_em_speed_defaults_leave_the_serialised_forms_as_they_were(cfg):
     before the EM speed fields: the fields are absent while they hold their defaults."""
     assert cfg.to_dict() == _without_em_speed(cfg)
     relevant = cfg.relevant_dict()
-    assert not set(EM_SPEED_DEFAULTS) & set(relevant)
+    assert not set(OPTIONAL_DEFAULTS) & set(relevant)
     spec = JobSpec("train", {"config": cfg.to_dict()}, group="g", random_state=0).to_json()
     assert "screen" not in spec and "acceleration" not in spec
     assert ExperimentConfig.from_dict(cfg.to_dict()) == cfg
@@ -203,7 +204,7 @@ def test_em_speed_fields_shape_runs_of_tree_learners_only():
     assert ExperimentConfig.from_dict(fast.to_dict()) == fast
     # no tree learner trained: neither the restarts nor the EM speed fields shaped the run
     nb = fast.relevant_dict(["NB", "SVM"])
-    assert not {"n_restarts", *EM_SPEED_DEFAULTS} & set(nb)
+    assert not {"n_restarts", *OPTIONAL_DEFAULTS} & set(nb)
     # without screening screen_keep is left out
     accel = ExperimentConfig(em_acceleration="squarem", screen_keep=4).relevant_dict()
     assert accel == {**DEFAULT_RELEVANT, "em_acceleration": "squarem"}
@@ -254,3 +255,40 @@ def test_the_thesis_preset_turns_the_em_speed_options_off():
     fast = ExperimentConfig(em_acceleration="squarem", screen_iter=5, screen_keep=4)
     thesis = fast.replace(**PRESETS["thesis"].changes)
     assert (thesis.em_acceleration, thesis.screen_iter, thesis.screen_keep) == ("none", 0, 8)
+
+
+def test_hidden_states_reach_every_tree_learner_and_keep_the_thesis_form_at_2():
+    from hbnlab.models.catalog import make_classifier
+
+    cfg = ExperimentConfig(hidden_states=3, classifiers=("HNB-AVG", "HBN-OR", "NB"))
+    assert cfg.classifier_params("HNB-AVG")["hidden_states"] == cfg.classifier_params("HBN-OR")["hidden_states"] == 3
+    assert cfg.classifier_params("NB") == {}
+    assert make_classifier("HBN-OR", 10, cfg.classifier_params("HBN-OR"), 0).hidden_states == 3
+    assert "hidden_states" not in ExperimentConfig().classifier_params("HBN-OR")
+    assert "hidden_states" not in ExperimentConfig().to_dict()
+    assert cfg.to_dict()["hidden_states"] == 3 and ExperimentConfig.from_dict(cfg.to_dict()) == cfg
+    assert cfg.relevant_dict()["hidden_states"] == 3 and "hidden_states" not in cfg.relevant_dict(["NB"])
+    auto = ExperimentConfig(hidden_states="auto-holdout")
+    assert auto.classifier_params("HBN-DEP")["hidden_states"] == "auto-holdout"
+    assert ExperimentConfig.from_dict(auto.to_dict()) == auto
+
+
+@pytest.mark.parametrize("value", [1, 9, 2.0, True, "3", "bic"])
+def test_bad_hidden_states_are_named(value):
+    with pytest.raises(ValueError, match=r"hidden_states must be an integer in 2\.\.8, 'auto' or 'auto-holdout', got"):
+        ExperimentConfig(hidden_states=value)
+
+
+def test_the_hnb_started_at_the_hbn_needs_a_number_of_states():
+    with pytest.raises(ValueError, match="hnb_init='hbn' needs a number of hidden states, got hidden_states='auto'"):
+        ExperimentConfig(hnb_init="hbn", hidden_states="auto")
+    assert ExperimentConfig(hnb_init="hbn", hidden_states=4).classifier_params("HNB-OR")["init"] == "hbn"
+
+
+def test_hidden_states_in_the_url():
+    for value, text in ((3, "3"), ("auto", "auto"), ("auto-holdout", "auto-holdout")):
+        cfg = ExperimentConfig(hidden_states=value)
+        assert cfg.to_query() == {"hidden_states": text}
+        assert ExperimentConfig.from_query(cfg.to_query()) == (cfg, [])
+    back, problems = ExperimentConfig.from_query({"hidden_states": "many"})
+    assert back == ExperimentConfig() and "URL parameter hidden_states='many' ignored" in problems[0]

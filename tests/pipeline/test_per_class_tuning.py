@@ -37,3 +37,15 @@ def test_a_unit_takes_its_class_settings_and_only_known_fields():
     assert nb.n_features == 10 and nb.structure_params("HBN-AVG") == cfg.structure_params("HBN-AVG")
     with pytest.raises(ValueError, match=r"class_settings\['a'\]: unknown field\(s\) \['C'\]"):
         _unit_config(cfg, "a", "NB", {"a": {"C": 1.0}})
+
+
+def test_hidden_states_are_a_class_setting_of_the_tree_learners():
+    cfg = ExperimentConfig(corpus="synthetic")
+    own = {"a": {"B": 5, "hidden_states": 3}}
+    assert _unit_config(cfg, "a", "HBN-OR", own).hidden_states == 3
+    assert _unit_config(cfg, "a", "NB", own).hidden_states == cfg.hidden_states
+    cells = [{**_cell(3, 0.0, 10, 50.0, 80.0), "hidden_states": 2}, {**_cell(3, 0.0, 10, 70.0, 60.0),
+                                                                     "hidden_states": "auto"}]
+    Y = np.random.default_rng(1).random((30, 2)) < 0.3
+    chosen, _ = per_class_best(cells, [np.ones((30, 2)), np.ones((30, 2))], Y, ["a", "b"])
+    assert (chosen["a"]["hidden_states"], chosen["b"]["hidden_states"]) == ("auto", 2)

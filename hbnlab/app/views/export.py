@@ -13,7 +13,7 @@ from hbnlab.experiments import paper_values as pv
 from hbnlab.export.escape import md_escape
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
 from hbnlab.models.catalog import CLUSTERINGS
-from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
+from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, OPTIONAL_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
 
 
 def export_tables(out: TrainOutputs) -> dict:
@@ -70,8 +70,12 @@ def _tree_settings_line(cfg: dict, classifiers) -> str:
     if not used:
         return f"* random_state={cfg.get('random_state')}"
     parts = ", ".join(f"{c.upper()} B={cfg.get(f'B_{c}')} alpha={cfg.get(f'alpha_{c}')}" for c in used)
-    em = {**EM_SPEED_DEFAULTS, **{k: cfg[k] for k in EM_SPEED_DEFAULTS if k in cfg}}
+    em = {**OPTIONAL_DEFAULTS, **{k: cfg[k] for k in OPTIONAL_DEFAULTS if k in cfg}}
     speed = ""
+    if em["hidden_states"] != OPTIONAL_DEFAULTS["hidden_states"]:
+        k = em["hidden_states"]
+        speed += (f", hidden nodes with {k} states" if isinstance(k, int)
+                  else f", each hidden node's number of states chosen by {k}")
     if em["em_acceleration"] != EM_SPEED_DEFAULTS["em_acceleration"]:
         speed += f", {str(em['em_acceleration']).upper()} acceleration"
     if em["screen_iter"]:

@@ -68,16 +68,23 @@ def per_class_tuning_frame(result: dict) -> pd.DataFrame:
     the best common cell; empty for a job from before per-class choices were recorded."""
     own = result.get("best_per_class") or {}
     common = result.get("best", {}).get("per_class", {})
-    rows = [{"class": c, "terms": v["n_features"], "B": v["B"], "alpha": v["alpha"], "breakeven": v["breakeven"],
-             "best common cell": common.get(c), "gain": round(v["breakeven"] - common[c], 2) if c in common else None}
+    states = any("hidden_states" in v for v in own.values())
+    rows = [{"class": c, "terms": v["n_features"], "hidden states": str(v.get("hidden_states", 2)), "B": v["B"],
+             "alpha": v["alpha"], "breakeven": v["breakeven"], "best common cell": common.get(c),
+             "gain": round(v["breakeven"] - common[c], 2) if c in common else None}
             for c, v in own.items()]
-    return pd.DataFrame(rows, columns=["class", "terms", "B", "alpha", "breakeven", "best common cell", "gain"])
+    columns = ["class", "terms", *(["hidden states"] if states else []), "B", "alpha", "breakeven",
+               "best common cell", "gain"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def tuning_frame(result: dict) -> pd.DataFrame:
     cells = pd.DataFrame(result.get("cells", []))
     if cells.empty:
         return cells
-    cols = ["n_features", "B", "alpha", "micro", "macro"]
+    if "hidden_states" not in cells:
+        cells["hidden_states"] = 2      # jobs from before the hidden states were a dimension: binary
+    cells["hidden_states"] = cells["hidden_states"].astype(str)
+    cols = ["n_features", "hidden_states", "B", "alpha", "micro", "macro"]
     cols += [c for c in ("vs_best_low", "vs_best_high", "tied_with_best") if c in cells]
-    return cells[cols].sort_values(["n_features", "B", "alpha"])
+    return cells[cols].sort_values(["n_features", "hidden_states", "B", "alpha"], kind="stable")
