@@ -113,7 +113,9 @@ def _sidebar_body(cfg: ExperimentConfig) -> None:
         st.warning(f"Corpus: {corpus_description(cfg)}", icon=":material/science:")
     else:
         st.info(f"Corpus: {corpus_description(cfg)}")
-    st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}")
+    states = "" if cfg.hidden_states == 2 else f" · hidden states: {cfg.hidden_states}"
+    st.caption(f"{cfg.n_features} terms per class by {cfg.selection} · learners: {', '.join(cfg.classifiers)}"
+               + states)
 
 
 def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1) -> int:

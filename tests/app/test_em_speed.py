@@ -118,6 +118,7 @@ def test_the_hidden_states_reach_the_tree_learners_the_url_and_the_report(app):
     submit_training(app, ["HNB-OR", "HBN-OR", "NB"], restarts=3, classes=["alpha"])
     no_exceptions(app)
     assert app.session_state["hbnlab.config"].hidden_states == 3 and app.query_params["hidden_states"] == "3"
+    assert any(c.value.endswith("· hidden states: 3") for c in app.sidebar.caption)
     (rec,) = wait_for_jobs(180)
     assert rec.state == "done", rec.error
     units = {u["classifier"]: u for u in rec.result["units"]}
