@@ -84,12 +84,15 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
 
     ``k_grid`` (e.g. ``(2, 3)``) adds a fourth phase: the hidden nodes' number of states
     (``hidden_states`` of the tree estimators: integers >= 2, ``"auto"``, ``"auto-holdout"``) with B
-    again from the second phase's grid, at the chosen alpha.  B is searched again because a node's
-    table has k ** (its hidden parents) rows: the best B of binary nodes can be out of reach with
-    three states (an HBN's class node under 15 three-state parents has 3 ** 15 configurations), and
-    such a (k, B) is recorded as not fitted.  ``params``' own number of states (binary by default)
-    keeps its phase-3 score at the chosen B.  Ties go to the earlier entry of the grid, then to B
-    nearer 7.  Without ``k_grid`` the result has no ``"hidden_states"``."""
+    again from the second phase's grid, at the chosen alpha.  B is searched again because an HBN
+    node's table has k ** (its parents) rows, up to k ** B: the best B of binary nodes can be out of
+    reach with three states.  The phase fits no table larger than the binary search's largest,
+    2 ** max(B grid) rows (an integer k with k ** B above it, e.g. 3 ** 12 = 531,441 against
+    2 ** 15, is recorded as not fitted: its E-step would enumerate every row for every pattern);
+    the searches ``"auto"`` / ``"auto-holdout"`` are bounded by the estimator's limits (k in
+    {2, 3, 4}, one node at a time; tables up to 2 ** 20 rows).  ``params``' own number of states
+    (binary by default) keeps its phase-3 score at the chosen B.  Ties go to the earlier entry of
+    the grid, then to B nearer 7.  Without ``k_grid`` the result has no ``"hidden_states"``."""
     clustering = tree_parts(name)[1]
     params = dict(params or {})
     history = []
@@ -117,17 +120,23 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
         return {"B": B, "alpha": a3, "history": history}
     ks = check_k_grid(k_grid)
     given = params.get("hidden_states", 2)
-    s4 = {}
+    s4, budget = {}, 2 ** max(7, *B_grid)
     for k in ks:
         if k == given:
             s4[k, B] = s3[a3]
             continue
         for b in sorted({7, *B_grid}):
-            try:
-                s4[k, b] = score(b, a3, hidden_states=k)
-            except ParameterError as e:
-                history.append({"B": b, "alpha": a3, "hidden_states": k, "micro": None, "not_fitted": str(e)})
-                log(f"    {name} B={b} alpha={a3:g} hidden_states={k}: not fitted ({e})")
+            why = None
+            if isinstance(k, int) and k ** b > budget:
+                why = f"a node under {b} parents of {k} states has {k ** b} rows, above 2 ** {max(B_grid)}"
+            else:
+                try:
+                    s4[k, b] = score(b, a3, hidden_states=k)
+                except ParameterError as e:
+                    why = str(e)
+            if why:
+                history.append({"B": b, "alpha": a3, "hidden_states": k, "micro": None, "not_fitted": why})
+                log(f"    {name} B={b} alpha={a3:g} hidden_states={k}: not fitted ({why})")
     if not s4:
         raise ValueError(f"{name}: no number of hidden states in {list(ks)} can be fitted at B in {sorted(B_grid)}")
     k4, B4 = max(s4, key=lambda c: (s4[c], -ks.index(c[0]), -abs(c[1] - 7)))

@@ -50,12 +50,15 @@ def test_a_k_grid_adds_a_fourth_phase_over_B_at_the_chosen_alpha(small):
     assert out["history"][:len(plain["history"])] == plain["history"]
     fourth = out["history"][len(plain["history"]):]
     assert [(h["B"], h["alpha"], h["hidden_states"]) for h in fourth] == [(b, plain["alpha"], 3) for b in (3, 5, 7, 9)]
+    # 3 ** 7 and 3 ** 9 rows are above the binary search's largest table, 2 ** 9: not fitted
+    assert [h["micro"] is None for h in fourth] == [False, False, True, True]
+    assert fourth[2]["not_fitted"] == "a node under 7 parents of 3 states has 2187 rows, above 2 ** 9"
     again = thesis.run_row(small, "HBN-OR", 8, params={"n_restarts": 2, "B": 5, "alpha": plain["alpha"],
                                                        "hidden_states": 3},
                            stage="validation", category_indices=thesis.tunable_indices(small))
     assert again["micro"] == fourth[1]["micro"]
     binary = max(h["micro"] for h in plain["history"] if (h["B"], h["alpha"]) == (plain["B"], plain["alpha"]))
-    best3 = max(h["micro"] for h in fourth)
+    best3 = max(h["micro"] for h in fourth[:2])
     assert out["hidden_states"] == (3 if best3 > binary else 2)
     assert out["alpha"] == plain["alpha"] and "hidden_states" not in plain
 
@@ -66,19 +69,21 @@ def test_the_fourth_phase_skips_tables_too_large_to_fit_and_breaks_ties_to_the_e
 
     def fake_row(data, name, nf, *, params, **kw):
         k, B, a = params.get("hidden_states", 2), params["B"], params["alpha"]
-        if k == 3 and B == 9:
-            raise ParameterError("node 0 ('c'): its parents have 19683 configurations; at most 1048576")
+        if k == "auto" and B == 12:
+            raise ParameterError("node 0 ('c'): its parents have 2097152 configurations; at most 1048576")
         micro = {(2, 7): 80.0, (2, 9): 81.0, (3, 5): 81.0, (3, 7): 79.0, ("auto", 5): 81.0}.get((k, B), 70.0)
         return {"micro": micro - a}
 
     monkeypatch.setattr(reproduce.thesis, "run_row", fake_row)
     monkeypatch.setattr(reproduce.thesis, "tunable_indices", lambda data: [0])
-    out = reproduce.three_phase_tuning(None, "HBN-OR", k_grid=(2, 3, "auto"))
+    out = reproduce.three_phase_tuning(None, "HBN-OR", k_grid=(2, 3, "auto"), B_grid=[3, 5, 7, 9, 12])
     # phases 1-3 choose B = 9, alpha = 0 (81.0); k = 3 and auto reach 81.0 at B = 5: the tie goes to k = 2
     assert (out["B"], out["alpha"], out["hidden_states"]) == (9, 0.0, 2)
     skipped = [h for h in out["history"] if h.get("micro") is None]
-    assert [(h["B"], h["hidden_states"]) for h in skipped] == [(9, 3)] and "19683" in skipped[0]["not_fitted"]
-    out = reproduce.three_phase_tuning(None, "HBN-OR", k_grid=("auto", 3))
+    # 3 ** 9 and 3 ** 12 rows are above 2 ** 12; the search's table at B = 12 is refused by the estimator
+    assert [(h["B"], h["hidden_states"]) for h in skipped] == [(9, 3), (12, 3), (12, "auto")]
+    assert "19683 rows, above 2 ** 12" in skipped[0]["not_fitted"] and "2097152" in skipped[2]["not_fitted"]
+    out = reproduce.three_phase_tuning(None, "HBN-OR", k_grid=("auto", 3), B_grid=[3, 5, 7, 9, 12])
     assert (out["B"], out["hidden_states"]) == (5, "auto")      # without k = 2: the earlier of the tied entries
 
 
