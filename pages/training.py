@@ -8,6 +8,7 @@ from hbnlab.pipeline.config import (
     EM_ACCELERATIONS,
     HIDDEN_STATES_CHOICES,
     HNB_INITS,
+    MAX_TABLE_ROWS,
     PRESETS,
     SCREEN_ITER_RANGE,
     SCREEN_KEEP_RANGE,
@@ -99,6 +100,16 @@ with st.form("train_form"):
                + ", ".join(f"{a}: B={cfg.structure_params(a)[0]}, alpha={cfg.structure_params(a)[1]:g}"
                            for a in (tree_learner_name(c) for c in CLUSTERINGS)))
     submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
+big = cfg.large_tables(chosen)
+if big:
+    st.warning("Hidden nodes of " + str(cfg.hidden_states) + " states: " + "; ".join(
+        f"{n} (B = {cfg.structure_params(n)[0]}) has a table of {rows:,} rows"
+        + (f", more than the {MAX_TABLE_ROWS:,} a fit accepts" if rows > MAX_TABLE_ROWS else "")
+        for n, rows in big.items())
+        + ". An HBN node's table grows as k ** B, and EM goes through every row for every distinct document: "
+          "expect a long fit and much memory (cancel its job below if that is not what you meant). A smaller B "
+          "(Structure page) or 2 states keeps it small.",
+        icon=":material/hourglass_top:")
 note = None
 if submitted:
     if not classes or not chosen:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, fields
 
+from hbnlab.bn.params import MAX_ROWS as MAX_TABLE_ROWS
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS
 
@@ -43,6 +44,9 @@ EM_SPEED_DEFAULTS = {"em_acceleration": "none", "screen_iter": 0, "screen_keep":
 #: chooses one per node (``hidden_states`` of :class:`hbnlab.models.hbn.HierarchicalBNClassifier`).
 HIDDEN_STATES_DEFAULT = 2
 HIDDEN_STATES_MAX = 8
+#: The largest HBN table (rows: configurations of a node's parents) the thesis's binary trees reach
+#: with B up to 15; above it a k-state tree's EM enumerates many more rows for every pattern.
+LARGE_TABLE_ROWS = 2 ** 15
 HIDDEN_STATES_CHOICES = (*range(2, HIDDEN_STATES_MAX + 1), *HIDDEN_STATE_SEARCHES)
 #: Fields that serialised forms leave out while they hold these defaults (configs written before
 #: the fields existed keep their form): the EM speed fields and the hidden nodes' states.
@@ -256,6 +260,19 @@ class ExperimentConfig:
         c = clustering_of(algorithm or self.algorithm)
         return int(getattr(self, f"B_{c}")), float(getattr(self, f"alpha_{c}"))
 
+    def large_tables(self, classifiers=None) -> dict:
+        """``{learner: rows}`` for the HBN learners of ``classifiers`` (default the config's) whose
+        largest table, k ** B rows for hidden nodes of k states (an HBN node has up to B parents),
+        is above :data:`LARGE_TABLE_ROWS`.  The HNB's tables have k rows whatever B is; a search
+        (``"auto"``) changes one node at a time and is not counted."""
+        k = self.hidden_states
+        if not isinstance(k, int):
+            return {}
+        names = [str(n).upper() for n in (self.classifiers if classifiers is None else classifiers)]
+        return {n: k ** self.structure_params(n)[0] for n in names
+                if n in STRUCTURE_ALGORITHMS and direction_of(n) == "hbn"
+                and k ** self.structure_params(n)[0] > LARGE_TABLE_ROWS}
+
     def with_structure_params(self, algorithm: str, B: int, alpha: float) -> ExperimentConfig:
         c = clustering_of(algorithm)
         return self.replace(**{f"B_{c}": int(B), f"alpha_{c}": float(alpha)})
@@ -461,7 +478,8 @@ PRESETS = {
 
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
             "direction_of", "is_hnb", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS",
-           "HNB_INITS", "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "OPTIONAL_DEFAULTS", "SCREEN_ITER_RANGE",
+           "HNB_INITS", "HIDDEN_STATES_CHOICES", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "HIDDEN_STATES_DEFAULT",
+           "OPTIONAL_DEFAULTS", "SCREEN_ITER_RANGE",
            "SCREEN_KEEP_RANGE",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
            "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]

@@ -119,6 +119,7 @@ def test_the_hidden_states_reach_the_tree_learners_the_url_and_the_report(app):
     no_exceptions(app)
     assert app.session_state["hbnlab.config"].hidden_states == 3 and app.query_params["hidden_states"] == "3"
     assert any(c.value.endswith("· hidden states: 3") for c in app.sidebar.caption)
+    assert not any("has a table of" in w for w in texts(app, "warning"))     # B = 9: 3 ** 9 rows
     (rec,) = wait_for_jobs(180)
     assert rec.state == "done", rec.error
     units = {u["classifier"]: u for u in rec.result["units"]}
@@ -137,3 +138,18 @@ def test_the_hidden_states_reach_the_tree_learners_the_url_and_the_report(app):
     no_exceptions(app)
     assert any("hnb_init='hbn' needs a number of hidden states" in e for e in texts(app, "error"))
     assert app.session_state["hbnlab.config"].hnb_init == "random"
+
+
+def test_the_training_page_warns_of_hbn_tables_of_k_to_the_B_rows(app):
+    app.query_params = {"synthetic_size": "600", "n_features": "10", "hidden_states": "5",
+                        "classifiers": "HBN-OR,HNB-OR,HNB-AVG"}
+    app.run()
+    app.switch_page("pages/training.py").run()
+    no_exceptions(app)
+    (warning,) = [w for w in texts(app, "warning") if "has a table of" in w]
+    # 5 ** 9 rows for HBN-OR (B = 9); the HNB learners' tables have 5 rows
+    assert warning.startswith("Hidden nodes of 5 states: HBN-OR (B = 9) has a table of 1,953,125 rows, more than "
+                              "the 1,048,576 a fit accepts.")
+    submit_training(app, ["NB"], classes=["alpha"])
+    no_exceptions(app)
+    assert not any("has a table of" in w for w in texts(app, "warning"))

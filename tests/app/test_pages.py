@@ -329,6 +329,7 @@ def test_tuning_over_hidden_states_draws_a_grid_per_number_and_trains_with_the_c
     assert any(f"hidden states {best['hidden_states']} — validation" in s for s in _texts(app, "success"))
     table = frame_with(app, "class", "terms")
     assert list(table.columns[:3]) == ["class", "terms", "hidden states"]
+    assert services.config_with_cell(rec.result).hidden_states == best["hidden_states"]
     app.button(key="u_train_per_class").click().run()
     no_exceptions(app)
     train = [r for r in wait_for_jobs(240) if r.kind == "train"][0]

@@ -292,3 +292,11 @@ def test_hidden_states_in_the_url():
         assert ExperimentConfig.from_query(cfg.to_query()) == (cfg, [])
     back, problems = ExperimentConfig.from_query({"hidden_states": "many"})
     assert back == ExperimentConfig() and "URL parameter hidden_states='many' ignored" in problems[0]
+
+
+def test_large_tables_name_the_hbn_learners_whose_k_to_the_B_rows_pass_the_binary_trees_largest():
+    cfg = ExperimentConfig(hidden_states=3, B_or=12, classifiers=("HBN-OR", "HNB-OR", "HBN-AVG", "NB"))
+    assert cfg.large_tables() == {"HBN-OR": 3 ** 12}          # HNB tables have k rows; AVG's B = 7: 2187
+    assert cfg.large_tables(["HBN-AVG"]) == {}
+    assert cfg.replace(hidden_states=2).large_tables() == {} and cfg.replace(hidden_states="auto").large_tables() == {}
+    assert cfg.replace(hidden_states=5, B_avg=7).large_tables(["HBN-AVG"]) == {"HBN-AVG": 5 ** 7}
