@@ -37,7 +37,7 @@ from hbnlab.app.views import learn as learn_view
 from hbnlab.export.report import build_report
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
-from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig, check_table_size
 
 #: Group of every workbench job (one workspace per data home: a second tab sees the same jobs).
 JOB_GROUP = "workbench"
@@ -105,6 +105,11 @@ def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage
     if stage == "validation":
         check_tunable(cfg, classes)
     classifiers = list(classifiers or cfg.classifiers)
+    for name in classifiers:       # refused before queueing: a table no fit accepts
+        if str(name).upper() in STRUCTURE_ALGORITHMS:
+            for own in [{}, *(class_settings or {}).values()]:
+                check_table_size(name, own.get("B", cfg.structure_params(name)[0]),
+                                 own.get("hidden_states", cfg.hidden_states))
     token = uuid.uuid4().hex  # names the job's checkpoint directory (not a modelling choice)
     params = {"config": cfg.to_dict(), "classes": list(classes or []), "classifiers": classifiers, "stage": stage,
               "checkpoint_dir": str(data_home() / "checkpoints" / token[:16])}
@@ -134,6 +139,8 @@ def submit_tune(cfg: ExperimentConfig, classifier: str, B_values, alpha_values, 
         params["hidden_states_values"] = [cfg.replace(hidden_states=k).hidden_states  # refused before queueing
                                           for k in hidden_states_values]
         label += f" x hidden states {params['hidden_states_values']}"
+    for k in params.get("hidden_states_values", [cfg.hidden_states]):
+        check_table_size(classifier, max(params["B_values"]), k)
     spec = JobSpec("tune", params, label=label, group=JOB_GROUP, random_state=cfg.random_state, module=TASK_MODULE)
     return runner().submit(spec)
 

@@ -120,15 +120,16 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
         return {"B": B, "alpha": a3, "history": history}
     ks = check_k_grid(k_grid)
     given = params.get("hidden_states", 2)
-    s4, budget = {}, 2 ** max(7, *B_grid)
+    top = max(7, *B_grid)
+    s4 = {}
     for k in ks:
         if k == given:
             s4[k, B] = s3[a3]
             continue
         for b in sorted({7, *B_grid}):
             why = None
-            if isinstance(k, int) and k ** b > budget:
-                why = f"a node under {b} parents of {k} states has {k ** b} rows, above 2 ** {max(B_grid)}"
+            if isinstance(k, int) and k ** b > 2 ** top:
+                why = f"a node under {b} parents of {k} states has {k ** b} rows, above 2 ** {top}"
             else:
                 try:
                     s4[k, b] = score(b, a3, hidden_states=k)

@@ -78,6 +78,19 @@ def direction_of(algorithm: str) -> str:
     return "hbn" if str(algorithm).upper().startswith("HBN") else "hnb"
 
 
+def check_table_size(algorithm: str, B: int, hidden_states) -> None:
+    """Refuse an HBN learner whose hidden nodes of ``hidden_states`` states under ``B`` parents
+    would have more table rows (k ** B) than a fit accepts, naming both settings."""
+    name = str(algorithm).upper()
+    if name not in STRUCTURE_ALGORITHMS or direction_of(name) != "hbn" or not isinstance(hidden_states, int):
+        return
+    rows = hidden_states ** int(B)
+    if rows > MAX_TABLE_ROWS:
+        raise ValueError(f"{name} with {hidden_states} hidden states at B = {B}: a node's table would have "
+                         f"{rows:,} rows, more than the {MAX_TABLE_ROWS:,} a fit accepts; choose a smaller B or "
+                         "fewer states")
+
+
 def is_hnb(name: str) -> bool:
     """Whether the learner ``name`` is a hierarchical naive Bayes (``"HNB-OR"``, ...)."""
     return str(name).upper() in STRUCTURE_ALGORITHMS and direction_of(name) == "hnb"
@@ -476,10 +489,9 @@ PRESETS = {
 }
 
 
-__all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of",
-            "direction_of", "is_hnb", "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS",
-           "HNB_INITS", "HIDDEN_STATES_CHOICES", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "HIDDEN_STATES_DEFAULT",
-           "OPTIONAL_DEFAULTS", "SCREEN_ITER_RANGE",
-           "SCREEN_KEEP_RANGE",
-           "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS", "STOPWORDS", "STEMMING", "SELECTION_METHODS",
-           "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX", "UPLOAD_ENCODINGS"]
+__all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_of", "is_hnb", "check_table_size",
+           "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS", "HNB_INITS",
+           "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "OPTIONAL_DEFAULTS",
+           "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS",
+           "STOPWORDS", "STEMMING", "SELECTION_METHODS", "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX",
+           "UPLOAD_ENCODINGS"]

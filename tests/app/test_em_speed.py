@@ -2,6 +2,7 @@
 job's tree learners run with them, and a preset of the thesis turns them off again."""
 from __future__ import annotations
 
+import pytest
 from app_testutil import no_exceptions, submit_training, texts, wait_for_jobs
 
 
@@ -153,3 +154,18 @@ def test_the_training_page_warns_of_hbn_tables_of_k_to_the_B_rows(app):
     submit_training(app, ["NB"], classes=["alpha"])
     no_exceptions(app)
     assert not any("has a table of" in w for w in texts(app, "warning"))
+
+
+def test_jobs_whose_hbn_tables_no_fit_accepts_are_refused_before_queueing(app):
+    from hbnlab.app import services
+    from hbnlab.pipeline.config import ExperimentConfig
+
+    cfg = ExperimentConfig(hidden_states=5, classifiers=("HBN-OR",))
+    with pytest.raises(ValueError, match="HBN-OR with 5 hidden states at B = 9"):
+        services.submit_train(cfg)
+    with pytest.raises(ValueError, match="HBN-AVG with 4 hidden states at B = 11"):
+        services.submit_train(cfg.replace(hidden_states=2), classifiers=["HBN-AVG"],
+                              class_settings={"alpha": {"B": 11, "hidden_states": 4}})
+    with pytest.raises(ValueError, match="HBN-DEP with 3 hidden states at B = 13"):
+        services.submit_tune(cfg.replace(hidden_states=2), "HBN-DEP", [3, 13], [100.0], hidden_states_values=[2, 3])
+    assert services.list_jobs() == []

@@ -300,3 +300,16 @@ def test_large_tables_name_the_hbn_learners_whose_k_to_the_B_rows_pass_the_binar
     assert cfg.large_tables(["HBN-AVG"]) == {}
     assert cfg.replace(hidden_states=2).large_tables() == {} and cfg.replace(hidden_states="auto").large_tables() == {}
     assert cfg.replace(hidden_states=5, B_avg=7).large_tables(["HBN-AVG"]) == {"HBN-AVG": 5 ** 7}
+
+
+def test_hbn_tables_no_fit_accepts_are_refused_naming_the_settings():
+    from hbnlab.pipeline.config import MAX_TABLE_ROWS, check_table_size
+
+    with pytest.raises(ValueError, match=r"HBN-OR with 5 hidden states at B = 9: a node's table would have "
+                                         r"1,953,125 rows, more than the 1,048,576 a fit accepts"):
+        check_table_size("hbn-or", 9, 5)
+    assert MAX_TABLE_ROWS == 2 ** 20
+    check_table_size("HNB-OR", 12, 8)          # an HNB node's table has k rows whatever B is
+    check_table_size("HBN-OR", 12, "auto")     # a search changes one node at a time
+    check_table_size("HBN-OR", 12, 3)          # 531,441 rows: large, accepted
+    check_table_size("NB", 12, 8)
