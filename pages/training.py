@@ -14,8 +14,9 @@ from hbnlab.pipeline.config import (
     SCREEN_KEEP_RANGE,
 )
 
-#: Widget keys of the EM speed group (written to the config as they change).
-EM_SPEED_KEYS = ("t_em_acceleration", "t_screen_iter", "t_screen_keep", "t_hnb_init")
+#: Widget keys of the EM speed group (written to the config as they change) and of the hidden states:
+#: a preset sets them, so their widgets forget what they held.
+PRESET_WIDGET_KEYS = ("t_em_acceleration", "t_screen_iter", "t_screen_keep", "t_hnb_init", "t_hidden_states")
 
 cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
                          "reload the page or open a second tab — the jobs and their models are kept on disk.")
@@ -27,7 +28,7 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     if col.button(preset.title, key=f"t_preset_{name}", help=preset.description, icon=":material/bolt:",
                   width="stretch"):
         cfg = state.change_corpus(**services.preset_changes(name, cfg))
-        for key in EM_SPEED_KEYS:  # the EM speed widgets show the preset's settings on the rerun
+        for key in PRESET_WIDGET_KEYS:  # the widgets show the preset's settings on the rerun
             st.session_state.pop(key, None)
         with widgets.readable_errors():
             data = widgets.load_experiment(cfg)

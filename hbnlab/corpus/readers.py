@@ -602,7 +602,8 @@ def _tree_from_zip(data: bytes, source: str, max_bytes: int | None) -> dict[str,
     """
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
+    # zipfile raises NotImplementedError for a directory entry that needs a later ZIP version
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError, NotImplementedError) as exc:
         raise CorpusError(f"{source}: not a readable ZIP archive ({exc})") from None
     with zf:
         infos = zf.infolist()

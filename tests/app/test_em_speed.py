@@ -60,14 +60,20 @@ def test_the_thesis_preset_turns_the_em_speed_options_off(app, monkeypatch):
     _training_page(app)
     app.selectbox(key="t_em_acceleration").set_value("squarem").run()
     app.number_input(key="t_screen_iter").set_value(3).run()
+    app.selectbox(key="t_hidden_states").set_value(3)
+    submit_training(app, ["NB"], classes=["alpha"])
     no_exceptions(app)
+    assert submitted[0].hidden_states == 3
     app.button(key="t_preset_thesis").click().run()
     no_exceptions(app)
-    (cfg,) = submitted
-    assert (cfg.em_acceleration, cfg.screen_iter, cfg.screen_keep) == ("none", 0, 8)
+    cfg = submitted[-1]
+    assert (cfg.em_acceleration, cfg.screen_iter, cfg.screen_keep, cfg.hidden_states) == ("none", 0, 8, 2)
     # the widgets show the preset's settings and do not write the old ones back
     assert app.selectbox(key="t_em_acceleration").value == "none"
     assert app.number_input(key="t_screen_iter").value == 0
+    assert app.selectbox(key="t_hidden_states").value == 2
+    submit_training(app, ["NB"], classes=["alpha"])
+    assert submitted[-1].hidden_states == 2
     assert app.session_state["hbnlab.config"].em_acceleration == "none"
     assert "em_acceleration" not in app.query_params
 

@@ -270,6 +270,16 @@ def test_zip_holding_reuters_files(tmp_path, fake_reuters_dir):
     assert read_zip(z).fingerprint() == load_reuters21578(fake_reuters_dir).fingerprint()
 
 
+def test_a_zip_entry_of_a_later_zip_version_is_refused_naming_the_file(tmp_path):
+    root = _write_tree(tmp_path / "news")
+    raw = bytearray(_zip_dir(root, tmp_path / "n.zip").read_bytes())
+    at = raw.index(b"PK\x01\x02")          # the first central-directory record: version needed = 6.4
+    raw[at + 6:at + 8] = (64).to_bytes(2, "little")
+    (tmp_path / "later.zip").write_bytes(bytes(raw))
+    with pytest.raises(CorpusError, match=r"later\.zip: not a readable ZIP archive \(zip file version 6\.4\)"):
+        read_zip(tmp_path / "later.zip")
+
+
 def test_zip_table_kwargs_are_checked(tmp_path):
     root = _write_tree(tmp_path / "news")
     z = _zip_dir(root, tmp_path / "n.zip")

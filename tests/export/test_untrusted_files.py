@@ -579,3 +579,25 @@ def test_bad_state_selection_is_named(tmp_path, auto_states_raw, change, field, 
 def test_models_without_a_state_search_load_with_none(hbn_raw):
     assert "state_selection_" not in _split(hbn_raw)[0]["state"]
     assert load_model(hbn_raw).estimator.state_selection_ is None
+
+
+def _needs_zip_version(raw: bytes, version: int, entry: int = 0) -> bytes:
+    """``raw`` with the ``entry``-th central-directory record asking for ZIP version ``version / 10``
+    to extract (the bytes 6-7 after its signature)."""
+    out = bytearray(raw)
+    at = -1
+    for _ in range(entry + 1):
+        at = out.index(b"PK\x01\x02", at + 1)
+    out[at + 6:at + 8] = version.to_bytes(2, "little")
+    return bytes(out)
+
+
+@pytest.mark.parametrize("entry", [0, 1])
+def test_a_directory_entry_of_a_later_zip_version_is_refused_cleanly(nb_raw, entry):
+    # found by test_flipped_bytes_are_refused_cleanly: zipfile raises NotImplementedError for it
+    with pytest.raises(ModelFileError, match=r"later\.hbnlab.*not a readable ZIP archive.*zip file version 6\.4"):
+        load_model(_needs_zip_version(nb_raw, 64, entry), name="later.hbnlab")
+    with zipfile.ZipFile(io.BytesIO(nb_raw)) as zf:
+        doc, npz = json.loads(zf.read("model.json")), zf.read("arrays.npz")
+    with pytest.raises(ModelFileError, match=r"late\.hbnlab.*arrays\.npz.*not a valid \.npz archive"):
+        load_model(_join(doc, npz_bytes=_needs_zip_version(npz, 64)), name="late.hbnlab")

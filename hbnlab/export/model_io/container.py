@@ -280,7 +280,8 @@ def _read_npz(raw: bytes, source: str, limits: LoadLimits) -> dict:
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
         infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError) as e:
+    # zipfile raises NotImplementedError for a directory entry that needs a later ZIP version
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
         raise ModelFileError(source, ARRAYS_MEMBER, f"is not a valid .npz archive ({e})") from None
     if len(infos) > limits.max_arrays:
         raise ModelFileError(source, ARRAYS_MEMBER, f"holds {len(infos)} arrays; the limit is {limits.max_arrays}")
@@ -399,7 +400,8 @@ def _load_model(source, limits: LoadLimits, src: str) -> LoadedModel:
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+    # zipfile raises NotImplementedError for a directory entry that needs a later ZIP version
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
         raise ModelFileError(src, None, f"is truncated or corrupt: not a readable ZIP archive ({e})") from None
     names = [i.filename for i in infos]
     if len(names) != len(set(names)):
