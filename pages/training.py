@@ -103,14 +103,21 @@ with st.form("train_form"):
     submitted = st.form_submit_button("Train", type="primary", icon=":material/play_arrow:")
 big = cfg.large_tables(chosen)
 if big:
-    st.warning("Hidden nodes of " + str(cfg.hidden_states) + " states: " + "; ".join(
-        f"{n} (B = {cfg.structure_params(n)[0]}) has a table of {rows:,} rows"
-        + (f", more than the {MAX_TABLE_ROWS:,} a fit accepts" if rows > MAX_TABLE_ROWS else "")
-        for n, rows in big.items())
-        + ". An HBN node's table grows as k ** B, and EM goes through every row for every distinct document: "
-          "expect a long fit and much memory (cancel its job below if that is not what you meant). A smaller B "
-          "(Structure page) or 2 states keeps it small.",
-        icon=":material/hourglass_top:")
+    def _tables(rows_ok) -> str:
+        return "; ".join(f"{n} (B = {cfg.structure_params(n)[0]}) has a table of {rows:,} rows"
+                         for n, rows in big.items() if rows_ok(rows))
+
+    refused, slow = _tables(lambda r: r > MAX_TABLE_ROWS), _tables(lambda r: r <= MAX_TABLE_ROWS)
+    head = f"Hidden nodes of {cfg.hidden_states} states: "
+    if refused:
+        st.warning(head + refused + f", more than the {MAX_TABLE_ROWS:,} a fit accepts: training it is refused. "
+                   "An HBN node's table grows as k ** B; a smaller B (Structure page) or fewer states keeps it "
+                   "small.", icon=":material/block:")
+    if slow:
+        st.warning(head + slow + ". An HBN node's table grows as k ** B, and EM goes through every row for every "
+                   "distinct document: expect a long fit and much memory (cancel its job below if that is not "
+                   "what you meant). A smaller B (Structure page) or 2 states keeps it small.",
+                   icon=":material/hourglass_top:")
 note = None
 if submitted:
     if not classes or not chosen:

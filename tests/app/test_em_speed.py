@@ -156,7 +156,13 @@ def test_the_training_page_warns_of_hbn_tables_of_k_to_the_B_rows(app):
     (warning,) = [w for w in texts(app, "warning") if "has a table of" in w]
     # 5 ** 9 rows for HBN-OR (B = 9); the HNB learners' tables have 5 rows
     assert warning.startswith("Hidden nodes of 5 states: HBN-OR (B = 9) has a table of 1,953,125 rows, more than "
-                              "the 1,048,576 a fit accepts.")
+                              "the 1,048,576 a fit accepts: training it is refused.")
+    cfg = app.session_state["hbnlab.config"]
+    app.session_state["hbnlab.config"] = cfg.replace(hidden_states=4)     # 4 ** 9 = 262,144 rows: accepted
+    app.run()
+    (warning,) = [w for w in texts(app, "warning") if "has a table of" in w]
+    assert warning.startswith("Hidden nodes of 4 states: HBN-OR (B = 9) has a table of 262,144 rows. ")
+    assert "expect a long fit" in warning
     submit_training(app, ["NB"], classes=["alpha"])
     no_exceptions(app)
     assert not any("has a table of" in w for w in texts(app, "warning"))
