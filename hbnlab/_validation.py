@@ -13,18 +13,26 @@ same message wherever it enters:
   matrix; :func:`check_y01` checks a binary label vector; :func:`check_branching_factor` checks
   the branching factor B of a tree.
 * :func:`raw_json_depth` measures the nesting of untrusted JSON text before it is parsed (model
-  files, JSONL uploads).
+  files, JSONL uploads); :data:`ZIP_OPEN_ERRORS` are what opening a damaged ZIP archive raises
+  (model files, ZIP uploads).
 
 This module imports nothing from hbnlab: every other module may import it.
 """
 from __future__ import annotations
 
 import numbers
+import zipfile
 
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["HbnlabError", "Cancelled", "as_binary", "check_y01", "check_branching_factor", "raw_json_depth"]
+__all__ = ["HbnlabError", "Cancelled", "as_binary", "check_y01", "check_branching_factor", "raw_json_depth",
+           "ZIP_OPEN_ERRORS"]
+
+#: What ``zipfile.ZipFile`` and ``infolist`` raise on a damaged archive: besides ``BadZipFile``,
+#: ``EOFError`` / ``OSError`` / ``ValueError`` for cut or inconsistent records, ``LargeZipFile`` for
+#: ZIP64 records, and the directory entry that asks for a later ZIP version to extract.
+ZIP_OPEN_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError)
 
 
 class HbnlabError(Exception):

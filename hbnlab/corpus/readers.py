@@ -41,7 +41,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from hbnlab._validation import raw_json_depth
+from hbnlab._validation import ZIP_OPEN_ERRORS, raw_json_depth
 
 from ._common import (
     DEFAULT_MAX_BYTES,
@@ -602,8 +602,7 @@ def _tree_from_zip(data: bytes, source: str, max_bytes: int | None) -> dict[str,
     """
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    # zipfile raises NotImplementedError for a directory entry that needs a later ZIP version
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError, NotImplementedError) as exc:
+    except ZIP_OPEN_ERRORS as exc:
         raise CorpusError(f"{source}: not a readable ZIP archive ({exc})") from None
     with zf:
         infos = zf.infolist()

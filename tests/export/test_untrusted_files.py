@@ -594,7 +594,7 @@ def _needs_zip_version(raw: bytes, version: int, entry: int = 0) -> bytes:
 
 @pytest.mark.parametrize("entry", [0, 1])
 def test_a_directory_entry_of_a_later_zip_version_is_refused_cleanly(nb_raw, entry):
-    # found by test_flipped_bytes_are_refused_cleanly: zipfile raises NotImplementedError for it
+    # found by test_flipped_bytes_are_refused_cleanly: zipfile refuses such an entry with an exception of its own
     with pytest.raises(ModelFileError, match=r"later\.hbnlab.*not a readable ZIP archive.*zip file version 6\.4"):
         load_model(_needs_zip_version(nb_raw, 64, entry), name="later.hbnlab")
     with zipfile.ZipFile(io.BytesIO(nb_raw)) as zf:

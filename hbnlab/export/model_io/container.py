@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hbnlab._validation import raw_json_depth
+from hbnlab._validation import ZIP_OPEN_ERRORS, raw_json_depth
 from hbnlab.export.model_io.codecs import LearnerCodec
 from hbnlab.export.model_io.pipeline import LoadedModel, TextPipeline
 from hbnlab.export.model_io.registry import REGISTRY, codec_for
@@ -280,8 +280,7 @@ def _read_npz(raw: bytes, source: str, limits: LoadLimits) -> dict:
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
         infos = zf.infolist()
-    # zipfile raises NotImplementedError for a directory entry that needs a later ZIP version
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
+    except ZIP_OPEN_ERRORS as e:
         raise ModelFileError(source, ARRAYS_MEMBER, f"is not a valid .npz archive ({e})") from None
     if len(infos) > limits.max_arrays:
         raise ModelFileError(source, ARRAYS_MEMBER, f"holds {len(infos)} arrays; the limit is {limits.max_arrays}")
@@ -400,8 +399,7 @@ def _load_model(source, limits: LoadLimits, src: str) -> LoadedModel:
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
-    # zipfile raises NotImplementedError for a directory entry that needs a later ZIP version
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as e:
+    except ZIP_OPEN_ERRORS as e:
         raise ModelFileError(src, None, f"is truncated or corrupt: not a readable ZIP archive ({e})") from None
     names = [i.filename for i in infos]
     if len(names) != len(set(names)):
