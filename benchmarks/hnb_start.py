@@ -21,9 +21,10 @@ the kept restart's log P(c, f) and the restart-iterations (E-steps summed over t
 
 The summary gives, per (terms, clustering), the mean validation breakeven of each, the summed CPU
 over the classes as a ratio to the HBN's and the largest per-class ratio.  Last lines:
-``hnb_random_over_hbn_cpu_summed_max=`` and ``hnb_from_hbn_over_hbn_cpu_summed_max=`` (largest
-summed ratio over the (terms, clustering) cells), ``validation_from_hbn_minus_random_min=`` (the
-smallest difference of mean validation breakeven, points).
+``<fit>_over_hbn_cpu_summed_max=`` for each fit but the HBN (largest summed ratio over the (terms,
+clustering) cells), then ``validation_from_hbn_minus_random_min=`` and
+``validation_from_hbn8_minus_random_min=`` (the smallest difference of mean validation breakeven
+to the random restarts', points).
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 
 TOP10 = "earn,acq,money-fx,grain,crude,trade,interest,ship,wheat,corn"
-#: the three fits: name -> (estimator class, extra parameters)
+#: the fits: name -> (estimator class, extra parameters)
 FITS = {
     "hbn": (HierarchicalBNClassifier, {}),
     "hnb_random": (HierarchicalNBClassifier, {}),

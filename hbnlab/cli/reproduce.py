@@ -20,18 +20,6 @@ from hbnlab.cli.common import (
 __all__ = ["register", "cmd_reproduce", "cmd_tree"]
 
 
-def number_of_states(text: str):
-    """A hidden node's number of states on the command line: an integer or a search's name."""
-    from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES
-
-    if text in HIDDEN_STATE_SEARCHES:
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a number of states (an integer >= 2, auto or auto-holdout)") from None
-
-
 def _protocol_data(args):
     """The thesis's protocol data on ``--corpus`` (default Reuters-21578 ModApte, downloaded if
     needed) with ``--categories`` and the validation options."""
@@ -141,9 +129,11 @@ def cmd_reproduce(args) -> int:
         if args.tune_k:
             if not args.tune:
                 raise CLIError("--tune-k needs --tune")
+            from hbnlab.models.hbn import parse_hidden_states
+
             items = parse_list(args.tune_k, str, "--tune-k")
             try:
-                k_grid = rep.check_k_grid([number_of_states(t) for t in items])
+                k_grid = rep.check_k_grid([parse_hidden_states(t) for t in items])
             except ValueError as e:
                 raise CLIError(f"--tune-k: {e}") from None
         data = _protocol_data(args)

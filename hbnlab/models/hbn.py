@@ -182,7 +182,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.state_selection_ = None
         self.start_em_result_ = None
         start = self._check_init(hs)
-        if hs in ("auto", "auto-holdout"):
+        if hs in HIDDEN_STATE_SEARCHES:
             from hbnlab.bn.states import select_hidden_states
 
             sel = select_hidden_states(tree, Xb, y, score="bic" if hs == "auto" else "holdout", **options)
@@ -295,6 +295,17 @@ def check_hidden_states(value):
     raise ValueError(f"hidden_states must be an integer >= 2, 'auto' or 'auto-holdout', got {value!r}")
 
 
+def parse_hidden_states(text: str):
+    """``hidden_states`` written as text (a command line, a URL): a search's name or an integer."""
+    text = str(text).strip()
+    if text in HIDDEN_STATE_SEARCHES:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of states (an integer >= 2, auto or auto-holdout)") from None
+
+
 def _shade(p: float) -> str:
     """White (P=0) to orange (P=1)."""
     p = float(np.clip(p, 0.0, 1.0)) if np.isfinite(p) else 0.0
@@ -372,9 +383,10 @@ _PARAMS_DOC = """
         HBN's posterior (:func:`hbnlab.bn.em.hnb_start_from_hbn`).  On Reuters training-0 /
         validation (10 classes, 30 and 100 terms, AVG / OR / DEP trees) its mean validation
         breakeven was 0.13 points below to 1.6 above the 64 random restarts', its log-likelihood
-        35-180 nats lower on average, and the whole fit, the HBN's included, took 1.0-1.4 times
-        the HBN's CPU summed over the classes, against 0.5-12.5 for the random restarts
-        (``benchmarks/results/hnb_start.txt``).
+        35-180 nats lower on average, and the whole fit, the HBN's included, took 1.05-1.4 times
+        the HBN's CPU summed over the classes, against 0.6-11 for the random restarts; with
+        ``n_restarts=8`` (the HBN's restarts) 0.81 below to 0.75 above, at 0.24-0.72 times the
+        64-restart HBN's (``benchmarks/results/hnb_start.txt``).
     feature_names : sequence of str, optional
         Names of the input columns (one per column of ``X``) or of the selected features (one per
         selected column, in the order of ``selected_features_``); used for the tree's labels.
@@ -457,4 +469,4 @@ class HierarchicalNBClassifier(_TreeClassifier):
 
 
 __all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "check_hidden_states",
-           "HIDDEN_STATE_SEARCHES", "INITS"]
+           "parse_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 
 from hbnlab.bn.params import MAX_ROWS as MAX_TABLE_ROWS
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
-from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS
+from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS, parse_hidden_states
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 #: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
@@ -78,17 +78,24 @@ def direction_of(algorithm: str) -> str:
     return "hbn" if str(algorithm).upper().startswith("HBN") else "hnb"
 
 
+def hbn_table_rows(algorithm: str, B: int, hidden_states) -> int:
+    """The rows of the largest table of an HBN learner with hidden nodes of ``hidden_states``
+    states (an HBN node has up to B parents): k ** B; 0 for the other learners (an HNB's tables
+    have k rows whatever B is) and for a search (``"auto"`` changes one node at a time)."""
+    name = str(algorithm).upper()
+    if name not in STRUCTURE_ALGORITHMS or direction_of(name) != "hbn" or not isinstance(hidden_states, int):
+        return 0
+    return hidden_states ** int(B)
+
+
 def check_table_size(algorithm: str, B: int, hidden_states) -> None:
     """Refuse an HBN learner whose hidden nodes of ``hidden_states`` states under ``B`` parents
     would have more table rows (k ** B) than a fit accepts, naming both settings."""
-    name = str(algorithm).upper()
-    if name not in STRUCTURE_ALGORITHMS or direction_of(name) != "hbn" or not isinstance(hidden_states, int):
-        return
-    rows = hidden_states ** int(B)
+    rows = hbn_table_rows(algorithm, B, hidden_states)
     if rows > MAX_TABLE_ROWS:
-        raise ValueError(f"{name} with {hidden_states} hidden states at B = {B}: a node's table would have "
-                         f"{rows:,} rows, more than the {MAX_TABLE_ROWS:,} a fit accepts; choose a smaller B or "
-                         "fewer states")
+        raise ValueError(f"{str(algorithm).upper()} with {hidden_states} hidden states at B = {B}: a node's table "
+                         f"would have {rows:,} rows, more than the {MAX_TABLE_ROWS:,} a fit accepts; choose a "
+                         "smaller B or fewer states")
 
 
 def is_hnb(name: str) -> bool:
@@ -274,17 +281,12 @@ class ExperimentConfig:
         return int(getattr(self, f"B_{c}")), float(getattr(self, f"alpha_{c}"))
 
     def large_tables(self, classifiers=None) -> dict:
-        """``{learner: rows}`` for the HBN learners of ``classifiers`` (default the config's) whose
-        largest table, k ** B rows for hidden nodes of k states (an HBN node has up to B parents),
-        is above :data:`LARGE_TABLE_ROWS`.  The HNB's tables have k rows whatever B is; a search
-        (``"auto"``) changes one node at a time and is not counted."""
-        k = self.hidden_states
-        if not isinstance(k, int):
-            return {}
+        """``{learner: rows}`` for the learners of ``classifiers`` (default the config's) whose
+        largest table (:func:`hbn_table_rows`) is above :data:`LARGE_TABLE_ROWS`."""
         names = [str(n).upper() for n in (self.classifiers if classifiers is None else classifiers)]
-        return {n: k ** self.structure_params(n)[0] for n in names
-                if n in STRUCTURE_ALGORITHMS and direction_of(n) == "hbn"
-                and k ** self.structure_params(n)[0] > LARGE_TABLE_ROWS}
+        rows = {n: hbn_table_rows(n, self.structure_params(n)[0], self.hidden_states) for n in names
+                if n in STRUCTURE_ALGORITHMS}
+        return {n: r for n, r in rows.items() if r > LARGE_TABLE_ROWS}
 
     def with_structure_params(self, algorithm: str, B: int, alpha: float) -> ExperimentConfig:
         c = clustering_of(algorithm)
@@ -433,7 +435,7 @@ class ExperimentConfig:
             proto = getattr(default, name)
             try:
                 if name == "hidden_states":
-                    value = str(raw) if str(raw) in HIDDEN_STATE_SEARCHES else int(raw)
+                    value = parse_hidden_states(raw)
                 elif isinstance(proto, tuple):
                     value = tuple(x for x in str(raw).split(",") if x)
                 elif isinstance(proto, bool):
@@ -489,7 +491,8 @@ PRESETS = {
 }
 
 
-__all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_of", "is_hnb", "check_table_size",
+__all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_of", "is_hnb", "hbn_table_rows",
+           "check_table_size",
            "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS", "HNB_INITS",
            "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "OPTIONAL_DEFAULTS",
            "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS",
