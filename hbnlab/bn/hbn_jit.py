@@ -239,24 +239,27 @@ def hnb_child_down(Qu, cmap, msg, lam, C, N, Qc):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, fastmath=_FAST)
-def hnb_up(L, Uf, LM, rows, C, total, lam, msg, lmsg):  # pragma: no cover - compiled
+def hnb_up(L0, slot, D, ptr, idx, LM, rows, C, total, lam, msg, lmsg):  # pragma: no cover - compiled
     """HNB upward step of one node on its sub-patterns ``p``: ``total[r, p, s]`` = the feature
-    children's log-probabilities ``L[r, j, s, x_pj]`` (``x_pj = Uf[p, j]``) plus the hidden
-    children's log-messages ``LM[r, rows[p, b], s]``; ``lam = exp(total - mx)`` with ``mx`` the
-    largest ``total`` over the states (0 if not finite); the scaled message to the parent
-    ``msg[r, p, t] = sum_s C[r, t, s] lam[r, p, s]`` and its log ``lmsg = log(msg) + mx`` (none
-    for the root: ``msg`` with no states)."""
+    children's log-probabilities, ``L0[r, slot, s]`` (every child at 0) plus ``D[r, j, s]`` for each
+    child ``j = idx[ptr[p]:ptr[p + 1]]`` at 1 in the sub-pattern, plus the hidden children's
+    log-messages ``LM[r, rows[p, b], s]``; ``lam = exp(total - mx)`` with ``mx`` the largest
+    ``total`` over the states (0 if not finite); the scaled message to the parent ``msg[r, p, t]
+    = sum_s C[r, t, s] lam[r, p, s]`` and its log ``lmsg = log(msg) + mx`` (none for the root:
+    ``msg`` with no states).  Documents set few of a node's features, so the loop visits only
+    the children at 1; a binary node takes one exponential per sub-pattern."""
+    if total.shape[2] == 2:
+        _hnb_up_binary(L0, slot, D, ptr, idx, LM, rows, C, total, lam, msg, lmsg)
+        return
     R, P, n = total.shape
-    f = Uf.shape[1]
     h = rows.shape[1]
-    m = msg.shape[2]
     for r in range(R):
         for p in range(P):
             mx = -np.inf
             for s in range(n):
-                acc = 0.0
-                for j in range(f):
-                    acc += L[r, j, s, 1] if Uf[p, j] != 0.0 else L[r, j, s, 0]
+                acc = L0[r, slot, s]
+                for k in range(ptr[p], ptr[p + 1]):
+                    acc += D[r, idx[k], s]
                 for b in range(h):
                     acc += LM[r, rows[p, b], s]
                 total[r, p, s] = acc
@@ -265,12 +268,58 @@ def hnb_up(L, Uf, LM, rows, C, total, lam, msg, lmsg):  # pragma: no cover - com
                 mx = 0.0
             for s in range(n):
                 lam[r, p, s] = np.exp(total[r, p, s] - mx)
-            for t in range(m):
-                acc = 0.0
-                for s in range(n):
-                    acc += C[r, t, s] * lam[r, p, s]
-                msg[r, p, t] = acc
-                lmsg[r, p, t] = np.log(acc) + mx
+            _hnb_message(C, lam, msg, lmsg, r, p, mx)
+
+
+@njit(cache=True, nogil=True, fastmath=_FAST)
+def _hnb_message(C, lam, msg, lmsg, r, p, mx):  # pragma: no cover - compiled
+    """The message of :func:`hnb_up` to the parent, and its log, for sub-pattern ``p`` of restart ``r``."""
+    n = lam.shape[2]
+    for t in range(msg.shape[2]):
+        acc = 0.0
+        for s in range(n):
+            acc += C[r, t, s] * lam[r, p, s]
+        msg[r, p, t] = acc
+        lmsg[r, p, t] = np.log(acc) + mx
+
+
+@njit(cache=True, nogil=True, fastmath=_FAST)
+def _hnb_up_binary(L0, slot, D, ptr, idx, LM, rows, C, total, lam, msg, lmsg):  # pragma: no cover - compiled
+    """:func:`hnb_up` for a node of two states: one of ``lam[r, p]`` is exactly 1, the other
+    ``exp(-|total_1 - total_0|)``."""
+    R, P = total.shape[0], total.shape[1]
+    h = rows.shape[1]
+    for r in range(R):
+        for p in range(P):
+            a0 = L0[r, slot, 0]
+            a1 = L0[r, slot, 1]
+            for k in range(ptr[p], ptr[p + 1]):
+                j = idx[k]
+                a0 += D[r, j, 0]
+                a1 += D[r, j, 1]
+            for b in range(h):
+                q = rows[p, b]
+                a0 += LM[r, q, 0]
+                a1 += LM[r, q, 1]
+            total[r, p, 0] = a0
+            total[r, p, 1] = a1
+            if a1 > a0:
+                mx = a1
+                l0, l1 = np.exp(a0 - a1), 1.0
+            elif a0 > a1:
+                mx = a0
+                l0, l1 = 1.0, np.exp(a1 - a0)
+            else:                                   # equal, both -inf or NaN: the general rule
+                mx = max(a0, a1)
+                if not np.isfinite(mx):
+                    mx = 0.0
+                l0, l1 = np.exp(a0 - mx), np.exp(a1 - mx)
+            lam[r, p, 0] = l0
+            lam[r, p, 1] = l1
+            for t in range(msg.shape[2]):
+                v = C[r, t, 0] * l0 + C[r, t, 1] * l1
+                msg[r, p, t] = v
+                lmsg[r, p, t] = np.log(v) + mx
 
 
 def warm_up() -> None:
@@ -289,5 +338,9 @@ def warm_up() -> None:
     gather_down(W, q, idx, q, np.ones((2, 1)), np.zeros((1, 1, 2)), np.empty((1, 1, 1)))
     C = np.full((1, 2, 2), 0.5)
     hnb_child_down(q, k, q, q, C, np.empty((1, 2, 2)), np.empty((1, 1, 2)))
-    hnb_up(np.zeros((1, 1, 2, 2)), np.ones((1, 1)), q, np.zeros((1, 1), dtype=np.int64), C, np.empty((1, 1, 2)),
-           np.empty((1, 1, 2)), np.empty((1, 1, 2)), np.empty((1, 1, 2)))
+    ptr, one = np.array([0, 1]), np.zeros(1, dtype=np.int64)
+    for n in (2, 3):
+        qn = np.zeros((1, 1, n))
+        hnb_up(np.zeros((1, 1, n)), 0, np.zeros((1, 1, n)), ptr, one, qn, np.zeros((1, 1), dtype=np.int64),
+               np.full((1, 2, n), 1.0 / n), np.empty((1, 1, n)), np.empty((1, 1, n)), np.empty((1, 1, 2)),
+               np.empty((1, 1, 2)))

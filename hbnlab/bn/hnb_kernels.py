@@ -78,9 +78,9 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
     since its lambda depends on nothing else.  See :func:`hnb_upward` for the arrays."""
     tree = plan.tree
     loglam, lam, msg, scale = {}, {}, {}, {}
-    logtables = _feature_logtables(plan, cpts) if not removed else {}
     if K.USE_JIT and not removed:
-        return _hnb_upward_compiled(plan, cpts, logtables)
+        return _hnb_upward_compiled(plan, cpts)
+    logtables = _feature_logtables(plan, cpts) if not removed else {}
     for i in plan.bottom_up:
         nd: _HNBNode = plan.nodes[i]
         Lf = None
@@ -111,24 +111,50 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
     return loglam, lam, msg
 
 
-def _hnb_upward_compiled(plan: TreePlan, cpts, logtables):
+def _feature_log_terms(plan: TreePlan, cpts) -> dict:
+    """node -> ``(L0, slot, D, idx)`` for the compiled upward step: ``L0[:, slot]`` (R, n) sums the
+    node's feature children's floored log-probabilities at 0, ``D[:, idx[k]]`` (R, n) is the
+    log-probability at 1 minus that at 0 of the ``k``-th child at 1 (``nd.ones_ptr`` delimits a
+    sub-pattern's).  When every feature table has one shape (every hidden node the same number of
+    states) the tables are stacked, logged and differenced once for the whole tree and ``idx``
+    counts the children of the nodes before in ``plan.bottom_up`` order."""
+    nodes = [i for i in plan.bottom_up if plan.nodes[i].feat_children]
+    feats = [c for i in nodes for c in plan.nodes[i].feat_children]
+    if not nodes:
+        return {}
+    if len({cpts[c].shape for c in feats}) == 1:
+        L = _floored_log(np.stack([cpts[c] for c in feats], axis=1))             # (R, F, n, 2)
+        D = np.ascontiguousarray(L[..., 1] - L[..., 0])
+        starts = np.cumsum([0] + [len(plan.nodes[i].feat_children) for i in nodes[:-1]])
+        L0 = np.ascontiguousarray(np.add.reduceat(L[..., 0], starts, axis=1))   # (R, nodes, n)
+        return {i: (L0, k, D, plan.nodes[i].ones_gidx) for k, i in enumerate(nodes)}
+    out = {}
+    for i in nodes:
+        L = _floored_log(np.stack([cpts[c] for c in plan.nodes[i].feat_children], axis=1))
+        out[i] = (L[..., 0].sum(axis=1)[:, None], 0, np.ascontiguousarray(L[..., 1] - L[..., 0]),
+                  plan.nodes[i].ones_idx)
+    return out
+
+
+def _hnb_upward_compiled(plan: TreePlan, cpts):
     """:func:`hnb_upward_sub` by the compiled loop :func:`hbnlab.bn.hbn_jit.hnb_up`, one call per
-    node; the hidden children's log-messages are passed as one array (``rows_h`` indexes it)."""
+    node: the feature children enter by :func:`_feature_log_terms`, visited only for the children
+    at 1; the hidden children's log-messages are passed as one array (``rows_h`` indexes it)."""
     tree = plan.tree
     R = cpts[0].shape[0]
+    terms = _feature_log_terms(plan, cpts)
     loglam, lam, msg, lmsg = {}, {}, {}, {}
     for i in plan.bottom_up:
         nd: _HNBNode = plan.nodes[i]
         n = tree.cardinality(i)
-        L = logtables.get(i)
-        L, Uf = (np.zeros((R, 0, n, 2)), np.zeros((nd.P_i, 0))) if L is None else (np.ascontiguousarray(L), nd.Uf)
+        L0, slot, D, idx = terms.get(i) or (np.zeros((R, 1, n)), 0, np.zeros((R, 0, n)), nd.ones_idx)
         LM = (np.concatenate([lmsg.pop(c) for c in nd.hid_nodes], axis=1) if nd.hid_nodes
               else np.zeros((R, 0, n)))
         m = tree.cardinality(tree.up[i]) if i != 0 else 0
         C = np.ascontiguousarray(cpts[i]) if i != 0 else np.zeros((R, 0, n))
         loglam[i], lam[i] = np.empty((R, nd.P_i, n)), np.empty((R, nd.P_i, n))
         msg_i, lmsg_i = np.empty((R, nd.P_i, m)), np.empty((R, nd.P_i, m))
-        K._jit().hnb_up(L, Uf, LM, nd.rows_h, C, loglam[i], lam[i], msg_i, lmsg_i)
+        K._jit().hnb_up(L0, slot, D, nd.ones_ptr, idx, LM, nd.rows_h, C, loglam[i], lam[i], msg_i, lmsg_i)
         if i != 0:
             msg[i], lmsg[i] = msg_i, lmsg_i
     return loglam, lam, msg

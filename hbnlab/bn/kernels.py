@@ -282,6 +282,9 @@ class _HNBNode:
     child_map: dict = None         # hidden child c -> (P_i,) index into c's sub-patterns
     child_seg: dict = None         # hidden child c -> (P_c, P_i) csr: sums sub-patterns into c's
     rows_h: np.ndarray = None      # (P_i, h) child b's sub-pattern, offset by the sub-patterns of children < b
+    ones_ptr: np.ndarray = None    # (P_i + 1,) with ones_idx: the feature children at 1, per sub-pattern (CSR)
+    ones_idx: np.ndarray = None
+    ones_gidx: np.ndarray = None   # ones_idx + the feature children of the nodes before it in bottom_up order
 
 
 def _child_segments(nd, nodes) -> dict:
@@ -362,6 +365,7 @@ class TreePlan:
         self.bottom_up = inner                   # non-feature nodes, leaves side first, root last
         self.top_down = inner[::-1]
         self.nodes: dict[int, object] = {}
+        f_off = 0                                # HNB: the feature children before the node's, bottom_up order
         for i in inner:
             ch = tree.children(i)
             fpos = [j for j, c in enumerate(ch) if tree.kind[c] == FEATURE]
@@ -414,6 +418,10 @@ class TreePlan:
                 if fcols.size:
                     nd.Uf = self.U[rep][:, fcols].astype(np.float64)
                     nd.Uf0 = 1.0 - nd.Uf
+                ones = sp.csr_matrix(nd.Uf if fcols.size else (nd.P_i, 0))
+                nd.ones_ptr, nd.ones_idx = ones.indptr.astype(np.int64), ones.indices.astype(np.int64)
+                nd.ones_gidx = nd.ones_idx + f_off
+                f_off += fcols.size
                 self.nodes[i] = nd
         if self.direction == "hbn":
             sizes = [4 * self.P]

@@ -29,7 +29,7 @@ from hbnlab.pipeline.fit import fit_unit
 
 __all__ = ["run_row", "tune_on_validation", "tuning_label", "reproduce_table_4_10", "sweep_features", "format_table",
            "DEFAULT_TABLE_4_10_ROWS", "thesis_values_apply", "tunable_indices", "choose_terms_per_class",
-           "terms_label"]
+           "terms_label", "per_class_terms_row"]
 
 
 def thesis_values_apply(data: ProtocolData) -> bool:
@@ -127,6 +127,16 @@ def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = 
         row["_models"] = [o[2] for o in out]
         row["_scores"] = S
     return row
+
+
+def per_class_terms_row(result: Mapping, source: str = "the result") -> dict:
+    """The first row of a :func:`reproduce_table_4_10` result (or its JSON form) whose terms were
+    chosen per class (it records ``"n_features_per_class"``); ``ValueError`` naming ``source``
+    when there is none."""
+    for row in result.get("rows", []):
+        if row.get("n_features_per_class"):
+            return row
+    raise ValueError(f"{source}: no row with terms chosen per class")
 
 
 def tune_on_validation(data: ProtocolData, name: str, n_features: int | None, *, grid: dict | None = None,

@@ -174,6 +174,32 @@ def test_hnb_sub_pattern_e_step_equals_per_pattern_family_posteriors(states, jit
             np.testing.assert_allclose(stats[c], want, rtol=1e-10, atol=1e-10 * total)
 
 
+@pytest.mark.parametrize("states", [2, 3])
+def test_compiled_and_numpy_hnb_upward_passes_agree_with_deterministic_tables(states, monkeypatch):
+    # the compiled HNB upward step visits only a sub-pattern's features at 1 and, for a binary
+    # node, takes one exponential; numpy forms every feature's log-probability by a matrix
+    # product.  Tables with exact zeros and ones give lambdas of 0, equal states and log-messages
+    # of -inf (both states impossible), the branches of the binary loop.
+    tree, data = _deep_tree_data(13, "hnb", states)
+    cpts = em.initial_parameters(data, 4, random_state=2)
+    rng = np.random.default_rng(0)
+    for c in cpts[1:]:
+        c[0] = np.eye(c.shape[-1])[rng.integers(0, c.shape[-1], c.shape[1])]     # restart 0: deterministic
+        c[1, : c.shape[1] // 2] = 1.0 / c.shape[-1]                               # restart 1: some uniform rows
+    out = {}
+    for use_jit in (True, False):
+        monkeypatch.setattr(K, "USE_JIT", use_jit)
+        out[use_jit] = HK.hnb_upward_sub(data.plan, cpts)
+    n_inf = 0
+    for compiled, reference in zip(out[True], out[False]):
+        assert compiled.keys() == reference.keys()
+        for i in reference:
+            np.testing.assert_allclose(compiled[i], reference[i], rtol=1e-12, atol=1e-9)
+            n_inf += int(np.isneginf(reference[i]).sum())
+    assert n_inf > 0                                   # the -inf cases were reached
+    assert all(np.isfinite(a).all() for a in out[True][1].values())
+
+
 # ----------------------------------------------------------------------------- M-step
 def test_m_step_by_hand_pseudo_count_and_zero_rows():
     counts = {0: np.array([[[3.0, 1.0], [0.0, 0.0], [0.0, 2.0]]])}

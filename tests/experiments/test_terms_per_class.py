@@ -69,6 +69,17 @@ def test_table_rows_with_candidates_record_the_choice(data):
     assert "NB (5/20)" in thesis.format_table(res)
 
 
+def test_the_per_class_row_of_a_saved_result_is_found_or_named_missing(data):
+    import json
+
+    res = rep.table_4_10(data, rows=[("NB", 5), ("NB", (5, 10))], n_jobs=1)
+    saved = json.loads(json.dumps(res, default=str))
+    row = thesis.per_class_terms_row(saved, "t.json")
+    assert row["n_features"] == "5/10" and row["n_features_per_class"] == res["rows"][1]["n_features_per_class"]
+    with pytest.raises(ValueError, match="t.json: no row with terms chosen per class"):
+        thesis.per_class_terms_row({"rows": saved["rows"][:1]}, "t.json")
+
+
 def test_tuned_tree_rows_choose_terms_then_b_and_alpha(data):
     res = rep.table_4_10(data, rows=[("HBN-OR", (5, 10))], tune=True, n_restarts=2, n_jobs=1,
                          settings={"alpha": 0.0})
