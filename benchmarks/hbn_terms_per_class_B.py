@@ -46,10 +46,7 @@ def main(argv=None):
     ap.add_argument("--validation-only", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    rows = [r for r in json.loads(Path(args.source).read_text())["rows"] if r.get("n_features_per_class")]
-    if not rows:
-        raise SystemExit(f"{args.source}: no row with terms chosen per class")
-    mapping = rows[0]["n_features_per_class"]
+    mapping = thesis.per_class_terms_row(json.loads(Path(args.source).read_text()), args.source)["n_features_per_class"]
     corpus = load_named_corpus("reuters", reuters_dir=args.reuters_dir, download=False)
     data = prepare(corpus)
     js = thesis.tunable_indices(data)

@@ -2,7 +2,8 @@
 features observed leaves) on the plans of :mod:`hbnlab.bn.kernels`.
 
 Upward lambda messages ``lambda_i(s) = P(features under i | i = s)`` in log space (feature
-evidence enters as one matrix product per node) on each node's sub-patterns (the distinct rows of
+evidence enters as one matrix product per node in numpy, and as the log-probabilities at 0 plus
+the differences of the features at 1 in the compiled loop) on each node's sub-patterns (the distinct rows of
 the features under it); downward posteriors from the class (observed during EM, or its posterior
 at prediction time); family posterior ``P(u, i | e) = P(u | e) / m_{i->u}(u) * P(i | u) *
 lambda_i(i)``.  Shapes as in :mod:`hbnlab.bn.kernels` (``R`` restarts, ``P`` patterns).
