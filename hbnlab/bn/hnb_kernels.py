@@ -21,15 +21,28 @@ from hbnlab.bn.kernels import TreePlan, _HNBNode, _log, _safe_ratio, _segment_su
 LOG_FLOOR = float(np.log(np.finfo(np.float64).tiny))
 
 
-def _feature_logtables(plan: TreePlan, cpts):
-    """node -> (R, f, n, 2) floored log tables of the node's feature children, for the nodes
-    with feature children.  Binary trees: every table stacked, logged and floored once, the
-    nodes' tables are views into it."""
+def _stacked_feature_logs(plan: TreePlan, cpts):
+    """``(nodes, L)``: the nodes with feature children in ``plan.bottom_up`` order and, when every
+    feature table has one shape (every hidden node the same number of states), all their
+    children's floored log tables stacked once, (R, F, n, 2) in that order; else ``L`` is None."""
     nodes = [i for i in plan.bottom_up if plan.nodes[i].feat_children]
     feats = [c for i in nodes for c in plan.nodes[i].feat_children]
-    if len({cpts[c].shape for c in feats}) != 1:
-        return {i: _floored_log(np.stack([cpts[c] for c in plan.nodes[i].feat_children], axis=1)) for i in nodes}
-    L = _floored_log(np.stack([cpts[c] for c in feats], axis=1))
+    if not nodes or len({cpts[c].shape for c in feats}) != 1:
+        return nodes, None
+    return nodes, _floored_log(np.stack([cpts[c] for c in feats], axis=1))
+
+
+def _node_logtables(plan: TreePlan, cpts, i):
+    """(R, f, n, 2) floored log tables of node ``i``'s feature children."""
+    return _floored_log(np.stack([cpts[c] for c in plan.nodes[i].feat_children], axis=1))
+
+
+def _feature_logtables(plan: TreePlan, cpts):
+    """node -> (R, f, n, 2) floored log tables of the node's feature children, for the nodes
+    with feature children: views into :func:`_stacked_feature_logs`' array when there is one."""
+    nodes, L = _stacked_feature_logs(plan, cpts)
+    if L is None:
+        return {i: _node_logtables(plan, cpts, i) for i in nodes}
     out, a = {}, 0
     for i in nodes:
         b = a + len(plan.nodes[i].feat_children)
@@ -119,20 +132,16 @@ def _feature_log_terms(plan: TreePlan, cpts) -> dict:
     sub-pattern's).  When every feature table has one shape (every hidden node the same number of
     states) the tables are stacked, logged and differenced once for the whole tree and ``idx``
     counts the children of the nodes before in ``plan.bottom_up`` order."""
-    nodes = [i for i in plan.bottom_up if plan.nodes[i].feat_children]
-    feats = [c for i in nodes for c in plan.nodes[i].feat_children]
-    if not nodes:
-        return {}
-    if len({cpts[c].shape for c in feats}) == 1:
-        L = _floored_log(np.stack([cpts[c] for c in feats], axis=1))             # (R, F, n, 2)
+    nodes, L = _stacked_feature_logs(plan, cpts)
+    if L is not None:
         D = np.ascontiguousarray(L[..., 1] - L[..., 0])
         starts = np.cumsum([0] + [len(plan.nodes[i].feat_children) for i in nodes[:-1]])
         L0 = np.ascontiguousarray(np.add.reduceat(L[..., 0], starts, axis=1))   # (R, nodes, n)
         return {i: (L0, k, D, plan.nodes[i].ones_gidx) for k, i in enumerate(nodes)}
     out = {}
     for i in nodes:
-        L = _floored_log(np.stack([cpts[c] for c in plan.nodes[i].feat_children], axis=1))
-        out[i] = (L[..., 0].sum(axis=1)[:, None], 0, np.ascontiguousarray(L[..., 1] - L[..., 0]),
+        Li = _node_logtables(plan, cpts, i)
+        out[i] = (Li[..., 0].sum(axis=1)[:, None], 0, np.ascontiguousarray(Li[..., 1] - Li[..., 0]),
                   plan.nodes[i].ones_idx)
     return out
 
