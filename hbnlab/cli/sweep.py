@@ -3,7 +3,8 @@
     hbnlab sweep [--corpus reuters|synthetic|PATH] [--reuters-dir DIR]
                  [--categories all|top10|a,b,c] [--clusterings avg,or,dep]
                  [--B 3,5,7,9] [--alpha 0.03,0.06 | --alpha avg:0,0.05 --alpha dep:100,170]
-                 [--n-features 30] [--choose per-category|global] [--n-restarts 64] [--tol 1e-4]
+                 [--n-features 30] [--hidden-states 2,3] [--choose per-category|global]
+                 [--n-restarts 64] [--tol 1e-4]
                  [--final-only] [--baselines NB|none] [--seed 0]
                  [--dask [ADDRESS] | env HBNLAB_DASK_SCHEDULER | --local] [--workers N]
                  [--registry PATH] [--sweep-id ID] [--out DIR] [--no-report]
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from hbnlab.cli.common import CLIError, add_corpus_options, add_validation_options, corpus_from_args, parse_list
 
-__all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha"]
+__all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha", "parse_states"]
 
 
 # =========================================================================== argument parsing
@@ -54,6 +55,16 @@ def parse_alpha(values, clusterings) -> dict | None:
             for k in clusterings:
                 out[k] = grid
     return out
+
+
+def parse_states(text: str) -> tuple:
+    """``--hidden-states`` -> the numbers of states: ``"2,3,auto"`` -> ``(2, 3, "auto")``."""
+    from hbnlab.models.hbn import parse_hidden_states
+
+    try:
+        return tuple(parse_hidden_states(t) for t in parse_list(text, str, "--hidden-states"))
+    except ValueError as e:
+        raise CLIError(f"--hidden-states: {e}") from None
 
 
 def _categories_arg(text: str):
@@ -121,7 +132,8 @@ def _config(args):
         return sw.SweepConfig(
             categories=_categories_arg(args.categories), clusterings=tuple(clusterings),
             B=tuple(parse_list(args.B, int, "--B")), alpha=parse_alpha(args.alpha, [c.lower() for c in clusterings]),
-            n_features=tuple(parse_list(args.n_features, int, "--n-features")), choose=args.choose,
+            n_features=tuple(parse_list(args.n_features, int, "--n-features")),
+            hidden_states=parse_states(args.hidden_states), choose=args.choose,
             n_restarts=args.n_restarts, tol=args.tol, final_only=args.final_only, direction=args.direction,
             baselines=tuple(baselines), random_state=args.seed, validation=args.validation, cv=args.cv)
     except sw.SweepError as e:
@@ -137,8 +149,13 @@ def resume_command(args, sweep_id: str) -> str:
 
 
 def default_sweep_id(config, data) -> str:
-    """``sweep-`` + a hash of the settings and the data: the same command resumes the same sweep."""
-    h = hashlib.sha256(json.dumps([config.to_dict(), data.fingerprint], sort_keys=True).encode()).hexdigest()
+    """``sweep-`` + a hash of the settings and the data: the same command resumes the same sweep.
+    Binary hidden nodes leave the hash as it was before ``--hidden-states``, so a command of an
+    earlier version resumes its sweep."""
+    settings = config.to_dict()
+    if settings["hidden_states"] == [2]:
+        del settings["hidden_states"]
+    h = hashlib.sha256(json.dumps([settings, data.fingerprint], sort_keys=True).encode()).hexdigest()
     return f"sweep-{h[:10]}"
 
 
@@ -204,7 +221,8 @@ def cmd_sweep(args) -> int:
     out_dir = Path(args.out) if args.out else Path("sweeps") / sweep_id
     n_val = config.n_validation_cells(len(data.categories))
     n_test = len(data.categories) * (len(config.clusterings) + len(config.baselines))
-    print(f"sweep {sweep_id}: {len(data.categories)} categories, clusterings {', '.join(config.clusterings)}, "
+    states = "" if config.hidden_states == (2,) else f", hidden states {', '.join(map(str, config.hidden_states))}"
+    print(f"sweep {sweep_id}: {len(data.categories)} categories, clusterings {', '.join(config.clusterings)}{states}, "
           f"{n_val} validation + {n_test} test cells, {config.n_restarts} EM restarts "
           f"(data ready in {t_data:.1f} s, {len(data.names)} terms kept)")
     try:
@@ -274,12 +292,17 @@ def register(subparsers) -> None:
                    help="alpha grid: a comma list for every clustering, or CLUSTERING:LIST (repeatable); "
                         "default the thesis's Tables 4.2-4.4 grids")
     p.add_argument("--n-features", default="30", help="numbers of selected terms (comma list)")
+    p.add_argument("--hidden-states", default="2", metavar="K,K,...",
+                   help="the hidden nodes' numbers of states to tune over (comma list of integers >= 2, auto, "
+                        "auto-holdout; default 2). An HBN whose tables would be larger than the binary grid's "
+                        "largest (k ** B above 2 ** max B) is not fitted")
     p.add_argument("--choose", default="per-category", choices=["per-category", "global"])
     p.add_argument("--n-restarts", type=int, default=64)
     p.add_argument("--tol", type=float, default=1e-4)
     p.add_argument("--direction", default="hbn", choices=["hbn", "hnb"])
     p.add_argument("--baselines", default="NB", help="untuned learners tested beside (comma list, or none)")
-    p.add_argument("--final-only", action="store_true", help="skip tuning: Table 4.1's final B and alpha")
+    p.add_argument("--final-only", action="store_true", help="skip tuning: Table 4.1's final B and alpha "
+                                                                         "(the first --n-features and --hidden-states)")
     p.add_argument("--seed", type=int, default=0, help="sweep seed (every cell's EM seed derives from it)")
     p.add_argument("--dask", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="run on Dask: scheduler address (default $HBNLAB_DASK_SCHEDULER, else a LocalCluster)")

@@ -13,6 +13,7 @@ from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
 from hbnlab.models.catalog import CLUSTERINGS, NEIGHBOUR_ROWS, is_tree_learner, learner, tree_learner_name, tree_parts
+from hbnlab.models.hbn import check_hidden_states, oversized_hidden_states
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import ProtocolData
 from hbnlab.pipeline.store import prepare_cached
@@ -127,10 +128,8 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
             s4[k, B] = s3[a3]
             continue
         for b in sorted({7, *B_grid}):
-            why = None
-            if isinstance(k, int) and k ** b > 2 ** top:
-                why = f"a node under {b} parents of {k} states has {k ** b} rows, above 2 ** {top}"
-            else:
+            why = oversized_hidden_states(k, b, top)
+            if why is None:
                 try:
                     s4[k, b] = score(b, a3, hidden_states=k)
                 except ParameterError as e:
@@ -158,8 +157,6 @@ def check_B_grid(values) -> tuple:
 def check_k_grid(values) -> tuple:
     """The hidden nodes' numbers of states of the fourth tuning phase, in the given order:
     distinct integers >= 2, ``"auto"`` or ``"auto-holdout"``."""
-    from hbnlab.models.hbn import check_hidden_states
-
     try:
         grid = tuple(check_hidden_states(k) for k in values)
     except (TypeError, ValueError) as e:

@@ -306,6 +306,26 @@ def parse_hidden_states(text: str):
         raise ValueError(f"{text!r} is not a number of states (an integer >= 2, auto or auto-holdout)") from None
 
 
+def oversized_hidden_states(k, B: int, max_B: int) -> str | None:
+    """Why a tuning grid whose binary search reaches ``B = max_B`` does not fit an HBN with branching
+    factor ``B`` and ``k``-state hidden nodes, or None when it does.
+
+    An HBN node's table has a row per configuration of its parents, up to ``k ** B`` rows; the
+    E-step enumerates every row for every document pattern, so a grid fits no table larger than
+    its binary search's largest, ``2 ** max_B`` rows (3 ** 7 = 2,187 rows is above 2 ** 9 = 512).
+    The searches ``"auto"`` / ``"auto-holdout"`` are bounded by the estimator's own limits instead
+    (:data:`hbnlab.bn.params.MAX_ROWS`).
+
+    >>> oversized_hidden_states(3, 5, 9) is None
+    True
+    >>> oversized_hidden_states(3, 7, 9)
+    'a node under 7 parents of 3 states has 2187 rows, above 2 ** 9'
+    """
+    if isinstance(k, int) and k ** B > 2 ** max_B:
+        return f"a node under {B} parents of {k} states has {k ** B} rows, above 2 ** {max_B}"
+    return None
+
+
 def _shade(p: float) -> str:
     """White (P=0) to orange (P=1)."""
     p = float(np.clip(p, 0.0, 1.0)) if np.isfinite(p) else 0.0
@@ -469,4 +489,4 @@ class HierarchicalNBClassifier(_TreeClassifier):
 
 
 __all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "check_hidden_states",
-           "parse_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS"]
+           "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS"]

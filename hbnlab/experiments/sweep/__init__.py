@@ -2,9 +2,9 @@
 
 A sweep is the thesis's tuning protocol (Karčiauskas 2002, sec. 4.2.1) run on many categories
 at once as independent background jobs (:mod:`hbnlab.jobs`), on the local process pool or on
-Dask: validation cells over a grid of clusterings x B x alpha, a choice of configuration per
-category and clustering, test cells with the chosen configurations, and a table beside the
-published values.
+Dask: validation cells over a grid of clusterings x B x alpha (x terms x the hidden nodes'
+number of states), a choice of configuration per category and clustering, test cells with the
+chosen configurations, and a table beside the published values.
 
 * :mod:`~hbnlab.experiments.sweep.config` -- :class:`SweepConfig`, the thesis's grids,
   :class:`SweepError`;

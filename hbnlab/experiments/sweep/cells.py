@@ -8,7 +8,9 @@ this module is imported.  Job specs name :data:`TASK_MODULE`, the package
 ``hbnlab.experiments.sweep``, whose import registers the task in a worker process.
 
 A cell is identified by a key over everything that determines its result (stage, category,
-classifier, B, alpha, features, EM settings, seed, data fingerprint), and its seed is a hash of
+classifier, B, alpha, features, hidden states, EM settings, seed, data fingerprint; the hidden
+states enter only when they are not 2, so the key of a binary cell is the one it had before the
+sweep had that dimension and registries of earlier sweeps are reused), and its seed is a hash of
 the sweep seed, the category and the classifier (:func:`cell_seed`), so the numbers do not
 depend on the order in which workers pick cells, nor on the backend.
 """
@@ -27,7 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from hbnlab._validation import Cancelled
-from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig, SweepError, classifier_name
+from hbnlab.bn.params import ParameterError
+from hbnlab.experiments.sweep.config import (
+    SWEEP_FORMAT_VERSION,
+    SweepConfig,
+    SweepError,
+    classifier_name,
+    states_part,
+)
 from hbnlab.experiments.sweep.data import SweepData, sweep_categories
 from hbnlab.jobs import JobSpec
 from hbnlab.jobs.malloc import repair_malloc_trim
@@ -67,15 +76,19 @@ class Cell:
     tol: float = 1e-4
     seed: int = 0
     data: str = ""
+    hidden_states: int | str = 2
 
     @property
     def config(self) -> tuple:
-        return (self.B, self.alpha, self.n_features)
+        """(B, alpha, n_features, hidden_states), as in :meth:`SweepConfig.grid`."""
+        return (self.B, self.alpha, self.n_features, self.hidden_states)
 
     def params(self) -> dict:
         p = {"sweep_format": SWEEP_FORMAT_VERSION, "stage": self.stage, "category": self.category,
              "classifier": self.classifier, "n_features": self.n_features, "B": self.B, "alpha": self.alpha,
              "n_restarts": self.n_restarts, "tol": self.tol, "seed": self.seed, "data": self.data}
+        if self.hidden_states != 2:  # binary cells keep their keys from before this setting
+            p["hidden_states"] = self.hidden_states
         p["cell"] = hashlib.sha256(json.dumps(p, sort_keys=True).encode()).hexdigest()[:24]
         return p
 
@@ -85,7 +98,7 @@ class Cell:
 
     @property
     def label(self) -> str:
-        conf = "" if self.B is None else f" B={self.B} alpha={self.alpha:g}"
+        conf = "" if self.B is None else f" B={self.B} alpha={self.alpha:g}" + states_part(self.hidden_states)
         return f"{self.stage} {self.category} {self.classifier}{conf} nf={self.n_features}"
 
     def spec(self, sweep_id: str, input_name: str) -> JobSpec:
@@ -93,20 +106,22 @@ class Cell:
                        module=TASK_MODULE, inputs=(input_name,))
 
 
-def _hbn_cell(config: SweepConfig, data: SweepData, stage, category, clustering, B, alpha, nf) -> Cell:
+def _hbn_cell(config: SweepConfig, data: SweepData, stage, category, clustering, conf) -> Cell:
+    B, alpha, nf, states = conf
     name = classifier_name(clustering, config.direction)
     return Cell(stage, category, name, int(nf), int(B), float(alpha), config.n_restarts, config.tol,
-                cell_seed(config.random_state, category, name), data.fingerprint)
+                cell_seed(config.random_state, category, name), data.fingerprint, states)
 
 
 def plan_validation_cells(config: SweepConfig, data: SweepData, skip=()) -> list[Cell]:
-    """Every (category, clustering, B, alpha, features) cell on training-0 / validation, except
-    for the categories in ``skip`` (those the validation split cannot score)."""
+    """Every (category, clustering, B, alpha, features, hidden states) cell of the grid on
+    training-0 / validation, except for the categories in ``skip`` (those the validation split
+    cannot score); the configurations of :meth:`SweepConfig.not_fitted` are not in the grid."""
     if config.final_only:
         return []
-    return [_hbn_cell(config, data, "validation", cat, k, B, a, nf)
+    return [_hbn_cell(config, data, "validation", cat, k, conf)
             for k in config.clusterings for cat in sweep_categories(config, data) if cat not in skip
-            for (B, a, nf) in config.grid(k)]
+            for conf in config.grid(k)]
 
 
 def plan_test_cells(config: SweepConfig, data: SweepData, choices: Mapping | None = None) -> list[Cell]:
@@ -116,11 +131,8 @@ def plan_test_cells(config: SweepConfig, data: SweepData, choices: Mapping | Non
     cats = sweep_categories(config, data)
     for k in config.clusterings:
         for cat in cats:
-            if config.final_only:
-                B, a, nf = config.final_config(k)
-            else:
-                B, a, nf = choices[(cat, k)]["config"]
-            cells.append(_hbn_cell(config, data, "test", cat, k, B, a, nf))
+            conf = config.final_config(k) if config.final_only else choices[(cat, k)]["config"]
+            cells.append(_hbn_cell(config, data, "test", cat, k, conf))
     for name in config.baselines:
         for cat in cats:
             cells.append(Cell("test", cat, name, config.n_features[0], None, None, config.n_restarts, config.tol,
@@ -198,9 +210,12 @@ def sweep_cell_task(params: dict, ctx) -> dict:
     cols = data.ranked[j, :nf]
     y_eval = np.concatenate([sp_[3][:, j] for sp_ in splits])
     n_pos_fit = [int(sp_[1][:, j].sum()) for sp_ in splits]
+    states = params.get("hidden_states", 2)
     out = {"cell": params["cell"], "stage": stage, "category": params["category"],
            "classifier": params["classifier"], "B": params["B"], "alpha": params["alpha"], "n_features": nf,
            "n_pos": int(y_eval.sum()), "n_eval": int(y_eval.size), "n_pos_fit": min(n_pos_fit)}
+    if params["B"] is not None:
+        out["hidden_states"] = states
     if len(splits) > 1:
         out["n_folds"] = len(splits)
     for k, (_, Y_fit, _, _) in enumerate(splits):
@@ -216,7 +231,7 @@ def sweep_cell_task(params: dict, ctx) -> dict:
     hyper = {}
     if params["B"] is not None:
         hyper = {"B": int(params["B"]), "alpha": float(params["alpha"]), "n_restarts": int(params["n_restarts"]),
-                 "tol": float(params["tol"])}
+                 "tol": float(params["tol"]), "hidden_states": states}
     pooled, fit_seconds, est = [], 0.0, None
     for X_fit, Y_fit, X_eval, _ in splits:
         est = make_classifier(params["classifier"], nf, hyper, random_state=int(params["seed"]))
@@ -234,6 +249,13 @@ def sweep_cell_task(params: dict, ctx) -> dict:
             est.fit(X_fit, Y_fit[:, j].astype(np.int8), selected_features=cols)
         except Cancelled:
             raise JobCancelled(f"sweep cell {params['cell']} cancelled during EM") from None
+        except ParameterError as e:
+            # a table above the estimator's limit (a search "auto" / "auto-holdout" at a large B):
+            # a validation cell records it as not fitted, as reproduce.three_phase_tuning does
+            if stage != "validation":
+                raise
+            out.update(breakeven=None, skipped=f"not fitted: {e}")
+            return out
         fit_seconds += time.perf_counter() - t0
         pooled.append(_finite_scores(est.decision_function(X_eval)))
     scores = np.concatenate(pooled)

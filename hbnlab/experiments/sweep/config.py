@@ -1,8 +1,8 @@
 """What a sweep runs: :class:`SweepConfig`, the thesis's grids and :class:`SweepError`.
 
 The defaults are the tuning protocol of Karčiauskas 2002, sec. 4.2.1: every clustering (AVG / OR /
-DEP), B in 3, 5, 7, 9, the first-phase alpha grids of Tables 4.2-4.4, 30 terms per category and
-64 EM restarts.
+DEP), B in 3, 5, 7, 9, the first-phase alpha grids of Tables 4.2-4.4, 30 terms per category, binary
+hidden nodes and 64 EM restarts.
 """
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from hbnlab._validation import HbnlabError, check_branching_factor
 from hbnlab.corpus.splits import VALIDATION_METHODS
 from hbnlab.experiments.paper_values import THESIS_ALPHA_GRIDS, THESIS_B_GRID
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, is_tree_learner, learner, tree_learner_name
+from hbnlab.models.hbn import check_hidden_states, oversized_hidden_states
 
 __all__ = [
     "SWEEP_FORMAT_VERSION", "CLUSTERINGS", "CHOOSE_MODES", "STAGES", "THESIS_ALPHA_GRIDS", "THESIS_B_GRID",
-    "SweepError", "SweepConfig", "classifier_name",
+    "SweepError", "SweepConfig", "classifier_name", "states_part",
 ]
 
 SWEEP_FORMAT_VERSION = 1
@@ -37,6 +38,12 @@ def classifier_name(clustering: str, direction: str = "hbn") -> str:
     return tree_learner_name(clustering, direction)
 
 
+def states_part(hidden_states) -> str:
+    """The hidden nodes' number of states in a cell's label or a table's configuration: ``" k=3"``,
+    nothing for binary nodes (the labels and tables of binary sweeps read as before)."""
+    return "" if hidden_states == 2 else f" k={hidden_states}"
+
+
 @dataclass(frozen=True)
 class SweepConfig:
     """What a sweep runs.  Frozen; ``to_dict`` / ``from_dict`` for JSON.
@@ -52,10 +59,16 @@ class SweepConfig:
         Alpha grid per clustering; default :data:`THESIS_ALPHA_GRIDS`.
     n_features : sequence of int
         Numbers of locally selected terms (thesis: 30).
+    hidden_states : sequence of {int >= 2, "auto", "auto-holdout"}
+        The hidden nodes' numbers of states (``hidden_states`` of the tree estimators; thesis: 2).
+        An HBN whose tables would be larger than the binary grid's largest, an integer k with
+        ``k ** B > 2 ** max(B)``, is not fitted (:meth:`not_fitted`; as in the fourth phase of
+        :func:`hbnlab.experiments.reproduce.three_phase_tuning`).
     choose : {"per-category", "global"}
     n_restarts, tol : EM restarts and stopping threshold (thesis: 64, 1e-4).
     final_only : bool
-        Skip tuning; test Table 4.1's final (B, alpha) per clustering.
+        Skip tuning; test Table 4.1's final (B, alpha) per clustering, with the first entries of
+        ``n_features`` and ``hidden_states``.
     direction : {"hbn", "hnb"}
         HBN (arcs toward the class) or the hierarchical naive Bayes variant.
     baselines : sequence of str
@@ -79,6 +92,7 @@ class SweepConfig:
     B: tuple = THESIS_B_GRID
     alpha: Mapping | None = None
     n_features: tuple = (30,)
+    hidden_states: tuple = (2,)
     choose: str = "per-category"
     n_restarts: int = 64
     tol: float = 1e-4
@@ -139,6 +153,15 @@ class SweepConfig:
         if not nfs or len(set(nfs)) != len(nfs):
             raise SweepError(f"n_features must be a non-empty list of distinct values, got {list(nfs)}")
         object.__setattr__(self, "n_features", tuple(int(n) for n in nfs))
+        ks = self.hidden_states
+        ks = (ks,) if isinstance(ks, (str, int, np.integer)) else tuple(ks)
+        try:
+            checked = tuple(check_hidden_states(k) for k in ks)
+        except ValueError as exc:
+            raise SweepError(str(exc)) from None
+        if not ks or len(set(checked)) != len(checked):
+            raise SweepError(f"hidden_states must be a non-empty list of distinct values, got {list(ks)}")
+        object.__setattr__(self, "hidden_states", checked)
         if self.choose not in CHOOSE_MODES:
             raise SweepError(f"choose must be one of {CHOOSE_MODES}, got {self.choose!r}")
         nr = self.n_restarts
@@ -169,19 +192,41 @@ class SweepConfig:
         if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 0 or cv == 1:
             raise SweepError(f"cv must be 0 (a hold-out split) or an integer >= 2 (folds), got {cv!r}")
         object.__setattr__(self, "cv", int(cv))
+        if not self.final_only and len(self.not_fitted()) == len(self.B) * len(self.hidden_states):
+            raise SweepError(f"hidden_states {list(self.hidden_states)} with B {list(self.B)}: every table is above "
+                             f"2 ** {max(self.B)} rows, the binary grid's largest; add 2 or a larger B")
 
     @property
     def classifiers(self) -> list[str]:
         return [classifier_name(c, self.direction) for c in self.clusterings]
 
-    def grid(self, clustering: str) -> list[tuple[int, float, int]]:
-        """The (B, alpha, n_features) configurations of one clustering, in grid order."""
-        return [(b, a, nf) for nf in self.n_features for b in self.B for a in self.alpha[clustering]]
+    def not_fitted(self) -> dict:
+        """(B, hidden_states) -> why the grid leaves it out
+        (:func:`hbnlab.models.hbn.oversized_hidden_states`: an HBN table above ``2 ** max(B)`` rows).
+        Empty for the hierarchical naive Bayes, whose tables have ``k`` rows at most."""
+        if self.direction != "hbn":
+            return {}
+        top = max(self.B)
+        out = {}
+        for k in self.hidden_states:
+            for b in self.B:
+                why = oversized_hidden_states(k, b, top)
+                if why is not None:
+                    out[(b, k)] = why
+        return out
 
-    def final_config(self, clustering: str) -> tuple[int, float, int]:
-        """Table 4.1's final (B, alpha) of the HBN classifier with this clustering."""
+    def grid(self, clustering: str) -> list[tuple[int, float, int, object]]:
+        """The (B, alpha, n_features, hidden_states) configurations of one clustering, in grid
+        order (features, then states, then B, then alpha), without those of :meth:`not_fitted`."""
+        skip = self.not_fitted()
+        return [(b, a, nf, k) for nf in self.n_features for k in self.hidden_states for b in self.B
+                if (b, k) not in skip for a in self.alpha[clustering]]
+
+    def final_config(self, clustering: str) -> tuple[int, float, int, object]:
+        """Table 4.1's final (B, alpha) of the HBN classifier with this clustering, with the first
+        numbers of features and of hidden states."""
         B, alpha = TABLE_4_1[clustering]
-        return int(B), float(alpha), self.n_features[0]
+        return int(B), float(alpha), self.n_features[0], self.hidden_states[0]
 
     def n_validation_cells(self, n_categories: int) -> int:
         if self.final_only:
@@ -193,15 +238,16 @@ class SweepConfig:
             "categories": self.categories if isinstance(self.categories, str) else list(self.categories),
             "clusterings": list(self.clusterings), "B": list(self.B),
             "alpha": {k: list(v) for k, v in self.alpha.items()}, "n_features": list(self.n_features),
-            "choose": self.choose, "n_restarts": self.n_restarts, "tol": self.tol,
-            "final_only": self.final_only, "direction": self.direction, "baselines": list(self.baselines),
+            "hidden_states": list(self.hidden_states), "choose": self.choose, "n_restarts": self.n_restarts,
+            "tol": self.tol, "final_only": self.final_only, "direction": self.direction,
+            "baselines": list(self.baselines),
             "random_state": self.random_state, "validation": self.validation, "cv": self.cv,
         }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> SweepConfig:
-        known = {"categories", "clusterings", "B", "alpha", "n_features", "choose", "n_restarts", "tol",
-                 "final_only", "direction", "baselines", "random_state", "validation", "cv"}
+        known = {"categories", "clusterings", "B", "alpha", "n_features", "hidden_states", "choose", "n_restarts",
+                 "tol", "final_only", "direction", "baselines", "random_state", "validation", "cv"}
         unknown = sorted(set(d) - known)
         if unknown:
             raise SweepError(f"unknown sweep setting(s) {unknown}; known: {sorted(known)}")

@@ -3,9 +3,10 @@
 A sweep is the thesis's tuning protocol (Karčiauskas 2002, sec. 4.2.1) run on many categories
 at once as independent jobs (:mod:`hbnlab.jobs`), on the local process pool or on Dask:
 
-1. **validation** -- for every category x clustering x B x alpha (x number of features) one
-   cell on training-0 / validation (thesis sec. 4.1.1: the training set split by time,
-   5,827 / 1,942);
+1. **validation** -- for every category x clustering x B x alpha (x number of features x
+   hidden nodes' number of states) one cell on training-0 / validation (thesis sec. 4.1.1: the
+   training set split by time, 5,827 / 1,942); an HBN whose tables would exceed the binary grid's
+   largest is not fitted (:meth:`SweepConfig.not_fitted`);
 2. **choice** -- per clustering, the configuration with the best validation breakeven of each
    category (``choose="per-category"``; a category without a validation positive falls back
    to the global choice) or the one with the best validation *micro* breakeven over all the
@@ -81,7 +82,7 @@ def choose_configs(config: SweepConfig, categories: Sequence[str], validation: M
 
     Parameters
     ----------
-    validation : mapping (category, clustering, (B, alpha, n_features)) -> (breakeven or None, n_pos)
+    validation : mapping (category, clustering, (B, alpha, n_features, hidden_states)) -> (breakeven or None, n_pos)
         The categories of ``untunable`` need no entries.
     untunable : mapping category -> reason, optional
         Categories the validation split cannot score (:func:`hbnlab.corpus.splits.untunable_labels`);
@@ -89,11 +90,12 @@ def choose_configs(config: SweepConfig, categories: Sequence[str], validation: M
 
     Returns
     -------
-    dict (category, clustering) -> {"config": (B, alpha, nf), "how": "per-category" | "global" |
+    dict (category, clustering) -> {"config": (B, alpha, nf, hidden_states), "how": "per-category" | "global" |
     "global (not tuned: <reason>)" | "global (no validation breakeven)", "validation_breakeven": float or None}
 
-    Ties go to the earlier configuration in grid order (smaller features, B, alpha).  The global
-    choice maximises the micro breakeven over the categories (thesis sec. 4.2).
+    Ties go to the earlier configuration in grid order (smaller features, the earlier number of
+    hidden states, smaller B, smaller alpha).  The global choice maximises the micro breakeven
+    over the categories (thesis sec. 4.2).
     """
     out = {}
     untunable = dict(untunable or {})
@@ -344,6 +346,9 @@ def _run_sweep(config, data, runner, sweep_id, progress, timeout, log) -> SweepR
         cells = plan_validation_cells(config, data, skip=result.untunable)
         say(f"validation: {len(cells)} cells ({len(cats) - len(result.untunable)} categories x "
             f"{sum(len(config.grid(k)) for k in config.clusterings)} configurations)")
+        if config.not_fitted():
+            say("validation: not fitted (tables above the binary grid's largest): "
+                + "; ".join(f"B={b} k={k}" for b, k in config.not_fitted()))
         recs = _run_phase(runner, sweep_id, cells, input_name, "validation", progress, timeout, result, since)
         if recs is None:
             return _finish(result, t_start)

@@ -18,7 +18,7 @@ import numpy as np
 
 from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
-from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig
+from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig, states_part
 from hbnlab.export.escape import csv_cell, md_escape, md_table_cell
 
 __all__ = ["SweepResult", "sweep_table", "format_table_markdown", "cells_csv"]
@@ -58,8 +58,16 @@ class SweepResult:
             "choices": [{"category": c, "clustering": k, **{kk: (list(v) if kk == "config" else v)
                                                           for kk, v in ch.items()}}
                         for (c, k), ch in self.choices.items()],
-            "untunable": dict(self.untunable), "validation": self.validation, "test": self.test,
+            "untunable": dict(self.untunable), "not_fitted": self.not_fitted(),
+            "validation": self.validation, "test": self.test,
         }
+
+    def not_fitted(self) -> list[dict]:
+        """The (B, hidden states) the validation grid left out, with why
+        (:meth:`SweepConfig.not_fitted`); none when the sweep does not tune."""
+        if self.config.final_only:
+            return []
+        return [{"B": b, "hidden_states": k, "reason": why} for (b, k), why in self.config.not_fitted().items()]
 
     def write(self, out_dir, *, report: bool = True, report_trees: int = 10) -> dict:
         """Write ``sweep.json`` (everything), ``table.json`` / ``table.md`` (the table), ``cells.csv``
@@ -132,8 +140,8 @@ def _plain(o):
 def cells_csv(rows: Sequence[dict]) -> str:
     """One CSV row per cell result (validation and test), the columns of ``cells.csv``; text
     cells a spreadsheet would run as a formula are neutralised (:func:`hbnlab.export.escape.csv_cell`)."""
-    cols = ["stage", "category", "classifier", "B", "alpha", "n_features", "breakeven", "n_pos", "n_eval",
-            "fit_seconds", "n_iter", "converged", "skipped", "job_id", "cell"]
+    cols = ["stage", "category", "classifier", "B", "alpha", "n_features", "hidden_states", "breakeven", "n_pos",
+            "n_eval", "fit_seconds", "n_iter", "converged", "skipped", "job_id", "cell"]
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=cols, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
@@ -158,7 +166,8 @@ def sweep_table(result: SweepResult) -> dict:
         cells = [t for t in result.test if t["classifier"] == clf]
         configs = {}
         for t in cells:
-            key = "untuned" if t["B"] is None else f"B={t['B']} alpha={t['alpha']:g} nf={t['n_features']}"
+            key = ("untuned" if t["B"] is None else
+                   f"B={t['B']} alpha={t['alpha']:g}{states_part(t.get('hidden_states', 2))} nf={t['n_features']}")
             configs[key] = configs.get(key, 0) + 1
         nf = cells[0]["n_features"]
         row = {
@@ -188,6 +197,12 @@ def sweep_table(result: SweepResult) -> dict:
         "tables summed); micro_pooled = one ranking of all (document, category) pairs.",
         "Scores are the posterior log-odds (same ranking as the posterior, no rounding to 1.0).",
     ]
+    if any(k != 2 for k in result.config.hidden_states):
+        notes.append("k = the hidden nodes' number of states (configurations without k: binary nodes).")
+    not_fitted = result.not_fitted()
+    if not_fitted:
+        notes.append("Not fitted in validation (an HBN table above the binary grid's largest): "
+                     + "; ".join(f"B={n['B']} k={n['hidden_states']} ({n['reason']})" for n in not_fitted) + ".")
     if result.untunable:
         notes.append("Not tuned (the validation split cannot score them; each got the configuration that is "
                      "best over the other categories): "

@@ -45,11 +45,12 @@ def test_config_defaults_are_the_thesis_protocol_and_round_trip():
     assert cfg.alpha == sw.THESIS_ALPHA_GRIDS
     # 90 categories x 4 B x (5 + 5 + 7) alphas
     assert cfg.n_validation_cells(90) == 90 * 4 * 17
-    assert cfg.final_config("or") == (9, 0.09, 30) and cfg.final_config("dep") == (7, 170.0, 30)
+    assert cfg.hidden_states == (2,)
+    assert cfg.final_config("or") == (9, 0.09, 30, 2) and cfg.final_config("dep") == (7, 170.0, 30, 2)
     assert sw.SweepConfig.from_dict(cfg.to_dict()) == cfg
     other = sw.SweepConfig(categories=("earn", "acq"), clusterings=("dep",), alpha={"dep": (100, 150)})
     assert sw.SweepConfig.from_dict(other.to_dict()) == other
-    assert other.grid("dep") == [(b, a, 30) for b in (3, 5, 7, 9) for a in (100.0, 150.0)]
+    assert other.grid("dep") == [(b, a, 30, 2) for b in (3, 5, 7, 9) for a in (100.0, 150.0)]
     with pytest.raises(sw.SweepError, match="colour"):
         sw.SweepConfig.from_dict({**cfg.to_dict(), "colour": 1})
 
@@ -92,7 +93,7 @@ def test_importing_the_task_module_of_a_cell_spec_registers_the_task():
 
 # --------------------------------------------------------------------------- choice (golden values)
 def _golden_validation():
-    grid = [(2, 0.0, 5), (2, 0.1, 5), (3, 0.0, 5), (3, 0.1, 5)]
+    grid = [(2, 0.0, 5, 2), (2, 0.1, 5, 2), (3, 0.0, 5, 2), (3, 0.1, 5, 2)]
     table = {  # category -> (breakevens per grid entry, positives in validation)
         "a": ([0.80, 0.90, 0.70, 0.90], 100),
         "b": ([0.50, 0.10, 0.95, 0.20], 10),
@@ -109,12 +110,12 @@ def test_choose_per_category_with_fallback_golden():
     assert cfg.grid("avg") == grid
     ch = sw.choose_configs(cfg, ["a", "b", "c", "d"], val)
     # a: 0.90 at (2, 0.1) and (3, 0.1) -> the earlier in grid order; b: 0.95 at (3, 0)
-    assert ch[("a", "avg")]["config"] == (2, 0.1, 5) and ch[("a", "avg")]["how"] == "per-category"
-    assert ch[("b", "avg")]["config"] == (3, 0.0, 5) and ch[("b", "avg")]["validation_breakeven"] == 0.95
+    assert ch[("a", "avg")]["config"] == (2, 0.1, 5, 2) and ch[("a", "avg")]["how"] == "per-category"
+    assert ch[("b", "avg")]["config"] == (3, 0.0, 5, 2) and ch[("b", "avg")]["validation_breakeven"] == 0.95
     # hand-computed micro (breakevens weighted by positives, a: 100, b: 10):
     # (80+5)/110, (90+1)/110, (70+9.5)/110, (90+2)/110 -> the last; macro would pick (3, 0) instead
     for c in ("c", "d"):
-        assert ch[(c, "avg")]["config"] == (3, 0.1, 5)
+        assert ch[(c, "avg")]["config"] == (3, 0.1, 5, 2)
         assert ch[(c, "avg")]["how"] == "global (no validation breakeven)"
     assert ch[("a", "avg")]["global_validation_micro"] == pytest.approx(92 / 110)
 
@@ -124,7 +125,7 @@ def test_choose_global_golden():
                          choose="global")
     _, val = _golden_validation()
     ch = sw.choose_configs(cfg, ["a", "b", "c", "d"], val)
-    assert {v["config"] for v in ch.values()} == {(3, 0.1, 5)}
+    assert {v["config"] for v in ch.values()} == {(3, 0.1, 5, 2)}
     assert {v["how"] for v in ch.values()} == {"global"}
 
 
@@ -276,14 +277,14 @@ def test_sweep_categories_and_planned_cells(syn_data):
     val = sw.plan_validation_cells(cfg, d)
     assert len(val) == 2 * (2 * 2 * 1 + 2 * 2 * 2) == len({c.key for c in val})
     assert {c.stage for c in val} == {"validation"} and {c.classifier for c in val} == {"HBN-AVG", "HBN-OR"}
-    choices = {(c, k): {"config": (3, cfg.alpha[k][-1], 4)} for c in d.categories[:2] for k in ("avg", "or")}
+    choices = {(c, k): {"config": (3, cfg.alpha[k][-1], 4, 2)} for c in d.categories[:2] for k in ("avg", "or")}
     test = sw.plan_test_cells(cfg, d, choices)
     assert [(c.category, c.classifier, c.B, c.alpha, c.n_features) for c in test] == [
         (d.categories[0], "HBN-AVG", 3, 0.0, 4), (d.categories[1], "HBN-AVG", 3, 0.0, 4),
         (d.categories[0], "HBN-OR", 3, 0.2, 4), (d.categories[1], "HBN-OR", 3, 0.2, 4),
         (d.categories[0], "NB", None, None, 4), (d.categories[1], "NB", None, None, 4)]
     final = sw.plan_test_cells(sw.SweepConfig(clusterings=("or",), final_only=True, baselines=()), d)
-    assert {(c.B, c.alpha, c.n_features) for c in final} == {(9, 0.09, 30)}  # Table 4.1
+    assert {(c.B, c.alpha, c.n_features, c.hidden_states) for c in final} == {(9, 0.09, 30, 2)}  # Table 4.1
 
 
 def test_run_sweep_refuses_more_features_than_the_data_keeps(syn_data):
