@@ -310,7 +310,9 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=int, default=2, help="local pool / LocalCluster worker processes (default 2)")
     p.add_argument("--registry", default=None, help="run registry directory (default $HBNLAB_DATA_HOME/runs)")
     p.add_argument("--sweep-id", default=None, help="group of the sweep's jobs; rerun an id to resume it")
-    p.add_argument("--out", default=None, help="output directory (default sweeps/<sweep id>)")
+    p.add_argument("--out", default=None, help="output directory (default sweeps/<sweep id>): sweep.json, "
+                                               "table.json / table.md, cells.csv, test_scores.csv (each test "
+                                               "document's score per category), the HTML report")
     p.add_argument("--no-report", action="store_true", help="skip the HTML report")
     p.add_argument("--timeout", type=float, default=None, help="seconds to wait per phase")
     p.add_argument("--progress-interval", type=float, default=10.0,

@@ -48,7 +48,7 @@ from hbnlab.experiments.sweep.run import (
     sweep_lock,
     sweep_status,
 )
-from hbnlab.experiments.sweep.tables import SweepResult, cells_csv, format_table_markdown, sweep_table
+from hbnlab.experiments.sweep.tables import SweepResult, cells_csv, format_table_markdown, sweep_table, test_scores_csv
 
 __all__ = [
     "CLUSTERINGS", "THESIS_ALPHA_GRIDS", "THESIS_B_GRID", "CHOOSE_MODES", "STAGES", "SWEEP_FORMAT_VERSION",
@@ -56,5 +56,5 @@ __all__ = [
     "SweepConfig", "SweepData", "SweepError", "SweepResult", "Cell",
     "prepare_sweep_data", "resolve_categories", "sweep_categories", "plan_validation_cells", "plan_test_cells",
     "choose_configs", "run_sweep", "cancel_sweep", "sweep_status", "sweep_lock", "sweep_table", "format_table_markdown",
-    "cells_csv", "cell_seed", "sweep_cell_task",
+    "cells_csv", "test_scores_csv", "cell_seed", "sweep_cell_task",
 ]

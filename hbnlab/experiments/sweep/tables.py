@@ -21,7 +21,7 @@ from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig, states_part
 from hbnlab.export.escape import csv_cell, md_escape, md_table_cell
 
-__all__ = ["SweepResult", "sweep_table", "format_table_markdown", "cells_csv"]
+__all__ = ["SweepResult", "sweep_table", "format_table_markdown", "cells_csv", "test_scores_csv"]
 
 
 @dataclass
@@ -84,6 +84,8 @@ class SweepResult:
                 paths["table_json"] = write_text_atomic(tmp / "table.json", json.dumps(_plain(self.table), indent=1))
                 paths["table_md"] = write_text_atomic(tmp / "table.md", format_table_markdown(self.table))
             paths["cells_csv"] = write_text_atomic(tmp / "cells.csv", cells_csv(self.validation + self.test))
+            if self.test_scores and self.Y_test is not None:
+                paths["test_scores_csv"] = write_text_atomic(tmp / "test_scores.csv", test_scores_csv(self))
             if report and self.state == "done" and self.test_scores:
                 try:
                     from hbnlab.export import report as rep
@@ -150,6 +152,22 @@ def cells_csv(rows: Sequence[dict]) -> str:
     return buf.getvalue()
 
 
+def test_scores_csv(result: SweepResult) -> str:
+    """``test_scores.csv``: one row per (test document, category) with its label and each
+    classifier's score (the posterior log-odds), for significance tests and plots outside hbnlab.
+    ``document`` is the position of the document in the sweep's test split."""
+    clfs = [c for c in [*result.config.classifiers, *result.config.baselines] if c in result.test_scores]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["document", "category", "label", *clfs])
+    Y = np.asarray(result.Y_test)
+    for j, cat in enumerate(result.categories):
+        cols = [np.asarray(result.test_scores[c])[:, j] for c in clfs]
+        for i in range(Y.shape[0]):
+            w.writerow([i, csv_cell(cat), int(Y[i, j]), *(repr(float(col[i])) for col in cols)])
+    return buf.getvalue()
+
+
 def sweep_table(result: SweepResult) -> dict:
     """The sweep's table: per classifier micro / macro breakeven over the categories (percent),
     beside de Campos et al.'s Reuters values (their Table 1) and, over the thesis's 10 categories,
@@ -169,7 +187,9 @@ def sweep_table(result: SweepResult) -> dict:
             key = ("untuned" if t["B"] is None else
                    f"B={t['B']} alpha={t['alpha']:g}{states_part(t.get('hidden_states', 2))} nf={t['n_features']}")
             configs[key] = configs.get(key, 0) + 1
-        nf = cells[0]["n_features"]
+        counts = {t["n_features"] for t in cells}
+        # a per-category choice may give the categories different numbers of terms
+        nf = counts.pop() if len(counts) == 1 else "per category"
         row = {
             "classifier": clf, "n_features": nf, "n_categories": len(cats),
             "micro": 100 * micro_breakeven(Y, S), "macro": 100 * macro_breakeven(Y, S),

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
+import pytest
+
 from hbnlab.cli import main
+from hbnlab.evaluation import breakeven_point
 
 ARGS = ["sweep", "--corpus", "synthetic", "--synthetic-size", "600", "--categories", "top2",
         "--clusterings", "avg,dep", "--n-restarts", "2", "--n-features", "5", "--final-only", "--workers", "2",
@@ -25,6 +29,14 @@ def test_cli_sweep_writes_the_table_and_resumes(tmp_path, capsys):
     md = (out / "table.md").read_text()
     assert "| HBN-AVG (hbnlab) | 5 |" in md
     assert (out / "report.html").is_file() and (out / "cells.csv").read_text().count("\n") == 1 + 6
+    # the test documents' scores: each row's table breakevens computed again from them
+    scores = pd.read_csv(out / "test_scores.csv")
+    assert list(scores.columns) == ["document", "category", "label", "HBN-AVG", "HBN-DEP", "NB"]
+    assert len(scores) == 2 * scores["document"].nunique()
+    for row in table["rows"]:
+        got = {c: 100 * breakeven_point(g["label"].to_numpy(), g[row["classifier"]].to_numpy())
+               for c, g in scores.groupby("category", sort=False)}
+        assert got == pytest.approx(table["per_class"][row["classifier"]])
     # the same command again: every cell reused, same numbers
     rc = main(ARGS + ["--registry", str(reg), "--out", str(tmp_path / "again"), "--no-report"])
     text = capsys.readouterr()

@@ -129,6 +129,23 @@ def test_choose_global_golden():
     assert {v["how"] for v in ch.values()} == {"global"}
 
 
+@pytest.mark.parametrize("terms, label", [((30, 30), 30), ((30, 100), "per category")])
+def test_the_table_names_the_terms_of_a_row_only_when_every_category_shares_them(terms, label):
+    # categories with different numbers of terms (a per-category choice) are neither labelled with
+    # the first category's number nor compared with the thesis's row of that number
+    cats = ["earn", "acq"]
+    cfg = sw.SweepConfig(categories=tuple(cats), clusterings=("or",), B=(9,), n_features=(30, 100), baselines=())
+    Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    test = [{"stage": "test", "category": c, "classifier": "HBN-OR", "B": 9, "alpha": 0.0, "n_features": nf,
+             "fit_seconds": 1.0} for c, nf in zip(cats, terms)]
+    res = sw.SweepResult("s", cfg, "done", {"name": "synthetic"}, cats, test=test,
+                         test_scores={"HBN-OR": np.array([[2.0, -1.0], [-1.0, 2.0], [1.0, 1.0], [-2.0, -2.0]])},
+                         Y_test=Y)
+    row = sw.sweep_table(res)["rows"][0]
+    assert row["n_features"] == label
+    assert row["micro"] == pytest.approx(100.0)
+
+
 def test_micro_macro_from_per_category_values_matches_the_evaluation_module():
     from hbnlab.evaluation import macro_breakeven, micro_breakeven, per_class_breakeven
 
