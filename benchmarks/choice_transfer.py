@@ -28,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from hbnlab.experiments.sweep import SweepConfig
-from hbnlab.experiments.sweep.run import choose_configs
+from hbnlab.experiments.sweep.run import _micro_macro, choose_configs
 
 
 def load(out_dir: str):
@@ -48,14 +48,10 @@ def load(out_dir: str):
 
 
 def micro(choice: dict, val: dict, classifier: str, categories) -> float:
-    """Positives-weighted breakeven of ``choice`` (category -> configuration) on ``val``."""
-    num = den = 0.0
-    for c in categories:
-        be, n = val[(c, classifier, choice[c])]
-        if be is not None and math.isfinite(be) and n > 0:
-            num += be * n
-            den += n
-    return 100 * num / den if den else float("nan")
+    """Positives-weighted breakeven (%) of ``choice`` (category -> configuration) on ``val``, as the
+    sweep computes it (:func:`hbnlab.experiments.sweep.run._micro_macro`)."""
+    cells = [val[(c, classifier, choice[c])] for c in categories]
+    return 100 * _micro_macro([be for be, _ in cells], [n for _, n in cells])[0]
 
 
 def _by_name(config: SweepConfig, val: dict) -> dict:

@@ -44,6 +44,18 @@ def states_part(hidden_states) -> str:
     return "" if hidden_states == 2 else f" k={hidden_states}"
 
 
+def _distinct_grid(name: str, values: tuple, check) -> tuple:
+    """``values`` each passed through ``check`` (its ValueError becomes a SweepError), non-empty and
+    without repeats."""
+    try:
+        checked = tuple(check(v) for v in values)
+    except ValueError as exc:
+        raise SweepError(str(exc)) from None
+    if not checked or len(set(checked)) != len(checked):
+        raise SweepError(f"{name} must be a non-empty list of distinct values, got {list(values)}")
+    return checked
+
+
 @dataclass(frozen=True)
 class SweepConfig:
     """What a sweep runs.  Frozen; ``to_dict`` / ``from_dict`` for JSON.
@@ -122,14 +134,7 @@ class SweepConfig:
         if len(set(clusterings)) != len(clusterings):
             raise SweepError(f"clusterings: a clustering is listed twice in {list(clusterings)}")
         object.__setattr__(self, "clusterings", clusterings)
-        Bs = tuple(self.B)
-        try:
-            checked = tuple(check_branching_factor(b) for b in Bs)
-        except ValueError as exc:
-            raise SweepError(str(exc)) from None
-        if not Bs or len(set(Bs)) != len(Bs):
-            raise SweepError(f"B must be a non-empty list of distinct values, got {list(Bs)}")
-        object.__setattr__(self, "B", checked)
+        object.__setattr__(self, "B", _distinct_grid("B", tuple(self.B), check_branching_factor))
         grids = dict(THESIS_ALPHA_GRIDS)
         if self.alpha is not None:
             unknown = [k for k in self.alpha if k not in CLUSTERINGS]
@@ -155,13 +160,7 @@ class SweepConfig:
         object.__setattr__(self, "n_features", tuple(int(n) for n in nfs))
         ks = self.hidden_states
         ks = (ks,) if isinstance(ks, (str, int, np.integer)) else tuple(ks)
-        try:
-            checked = tuple(check_hidden_states(k) for k in ks)
-        except ValueError as exc:
-            raise SweepError(str(exc)) from None
-        if not ks or len(set(checked)) != len(checked):
-            raise SweepError(f"hidden_states must be a non-empty list of distinct values, got {list(ks)}")
-        object.__setattr__(self, "hidden_states", checked)
+        object.__setattr__(self, "hidden_states", _distinct_grid("hidden_states", ks, check_hidden_states))
         if self.choose not in CHOOSE_MODES:
             raise SweepError(f"choose must be one of {CHOOSE_MODES}, got {self.choose!r}")
         nr = self.n_restarts
