@@ -32,6 +32,59 @@ LOG_ODDS_CAP = 1e6
 #: number of dependent pairs and lives on a scale of about a hundred; AVG's and OR's lie below one.
 TABLE_4_1 = MappingProxyType({"avg": (7, 0.05), "or": (9, 0.09), "dep": (7, 170.0)})
 
+#: Pseudo-count per state of the class's naive-Bayes children (that of
+#: :class:`hbnlab.models.naive_bayes.BernoulliNBClassifier`, the thesis's N0).
+CLASS_CHILDREN_N0 = 0.1
+
+
+@dataclass(frozen=True, eq=False)
+class ClassChildren:
+    """The selected terms outside the tree: children of the class with P(F | C), as in naive Bayes.
+
+    The network is then the tree (arcs toward the class for an HBN, away from it for an HNB) plus an
+    arc C -> F for each of these terms.  With the class observed in training their tables do not
+    depend on the tree's (the log-likelihood splits into the tree's part and theirs), so they are
+    fitted in closed form; in inference each term adds ``log P(f | C=1) / P(f | C=0)`` of its
+    observed state to the class log-odds.
+
+    Attributes
+    ----------
+    p_on : ndarray (2, n_children)
+        P(F = 1 | C = c), rows c = 0, 1.
+    """
+
+    p_on: np.ndarray
+
+    @classmethod
+    def fit(cls, Xb, y, N0: float = CLASS_CHILDREN_N0) -> ClassChildren:
+        """N0-smoothed frequencies (thesis sec. 1.1.3) of binary ``Xb`` (n, m) given labels ``y``."""
+        y = np.asarray(y)
+        n_pos = float(y.sum())
+        n_neg = float(y.size - n_pos)
+        on_pos = np.asarray(Xb[y == 1].sum(axis=0), dtype=float).ravel()
+        on_neg = np.asarray(Xb[y == 0].sum(axis=0), dtype=float).ravel()
+        return cls(np.vstack([(on_neg + N0) / (n_neg + 2 * N0), (on_pos + N0) / (n_pos + 2 * N0)]))
+
+    @property
+    def n_children(self) -> int:
+        return int(self.p_on.shape[1])
+
+    def _ratios(self):
+        on = np.log(self.p_on[1]) - np.log(self.p_on[0])
+        off = np.log1p(-self.p_on[1]) - np.log1p(-self.p_on[0])
+        return on, off
+
+    def log_odds(self, Xb) -> np.ndarray:
+        """Sum over the children of ``log P(f | C=1) / P(f | C=0)``, shape (n_documents,)."""
+        on, off = self._ratios()
+        return off.sum() + np.asarray(Xb @ (on - off)).ravel()
+
+    def contributions(self, Xb) -> np.ndarray:
+        """Each child's term of the class log-odds, shape (n_documents, n_children)."""
+        on, off = self._ratios()
+        dense = Xb.toarray() if hasattr(Xb, "toarray") else np.asarray(Xb)
+        return np.where(dense > 0, on, off)
+
 
 @dataclass(frozen=True, eq=False)
 class TreeExplanation:
@@ -100,6 +153,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         clustering="avg",
         n_direct=0,
         n_features=30,
+        tree_terms=None,
         selection="ig",
         n_restarts=64,
         tol=1e-4,
@@ -123,6 +177,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.clustering = clustering
         self.n_direct = n_direct
         self.n_features = n_features
+        self.tree_terms = tree_terms
         self.selection = selection
         self.n_restarts = n_restarts
         self.tol = tol
@@ -170,9 +225,30 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             feature_names=names, class_name=str(self.class_name), n_direct=self.n_direct,
         )
 
+    def _split_terms(self, Xb, y, names):
+        """Order the selected terms so that the tree's come first; fit the class's naive-Bayes
+        children on the others.  Returns the tree's binary matrix and names."""
+        m = Xb.shape[1]
+        T = check_tree_terms(self.tree_terms)
+        self.class_children_ = None
+        if T is None or T >= m:
+            return Xb, names
+        from hbnlab.features import score_terms
+
+        scores = score_terms(Xb, y.reshape(-1, 1).astype(bool), method="ig")[:, 0]
+        order = np.lexsort((np.arange(m), -scores))  # I(F; C) decreasing, ties by column
+        self.selected_features_ = np.asarray(self.selected_features_)[order]
+        self.feature_scores_ = np.asarray(self.feature_scores_)[order]
+        Xb = Xb[:, order]
+        names = [names[i] for i in order]
+        self.class_children_ = ClassChildren.fit(Xb[:, T:], y)
+        self.class_children_names_ = names[T:]
+        return Xb[:, :T], names[:T]
+
     def _fit_selected(self, X, y):
         Xb = as_binary(X)
         names = self._selected_names(X.shape[1])
+        Xb, names = self._split_terms(Xb, y, names)
         hs = check_hidden_states(self.hidden_states)
         tree = self._build_tree(Xb, y, names)
         options = dict(n_restarts=self.n_restarts, tol=self.tol, max_iter=self.max_iter,
@@ -215,8 +291,15 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         return self.init
 
     # ------------------------------------------------------------------ prediction
+    def _tree_columns(self, X):
+        """``X``'s columns that are the tree's features (all of them without class children)."""
+        return X if getattr(self, "class_children_", None) is None else X[:, : self.tree_.n_features]
+
     def _log_odds(self, X):
-        lo = _inf.class_log_odds(self.params_, X)
+        lo = _inf.class_log_odds(self.params_, self._tree_columns(X))
+        cc = getattr(self, "class_children_", None)
+        if cc is not None:
+            lo = lo + cc.log_odds(as_binary(X[:, self.tree_.n_features:]))
         # A class probability that is exactly 0 (a maximum-likelihood table with an empty cell)
         # gives an infinite log-odds; report it as +-LOG_ODDS_CAP so that scores stay finite
         # (breakeven and ranking code require finite scores).  NaN cannot arise from valid
@@ -236,18 +319,32 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         TreeExplanation
         """
         Xs = self._check_X(X)
-        contrib, nodes = _inf.subtree_contributions(self.params_, Xs)
+        Xt = self._tree_columns(Xs)
+        contrib, nodes = _inf.subtree_contributions(self.params_, Xt)
         prior = _inf.prior_marginals(self.params_)[0]
-        dists = _inf.node_distributions(self.params_, Xs)
+        dists = _inf.node_distributions(self.params_, Xt)
+        names, kinds, nodes = list(self.tree_.names), list(self.tree_.kind), list(nodes)
+        cc = getattr(self, "class_children_", None)
+        if cc is not None:
+            # each naive-Bayes child of the class adds its own term to the log-odds: removing its
+            # evidence removes exactly that term
+            Xc = as_binary(Xs[:, self.tree_.n_features:])
+            present = np.asarray(Xc.toarray(), dtype=float)
+            first = self.tree_.n_nodes
+            names += list(self.class_children_names_)
+            kinds += ["feature"] * cc.n_children
+            nodes += list(range(first, first + cc.n_children))
+            contrib = np.hstack([contrib, cc.contributions(Xc)])
+            dists = dists + [np.column_stack([1.0 - present[:, j], present[:, j]]) for j in range(cc.n_children)]
         with np.errstate(divide="ignore"):
             prior_lo = float(np.log(prior) - np.log1p(-prior))
         return TreeExplanation(
             log_odds=self._log_odds(Xs),
             prior_log_odds=prior_lo,
-            node_names=list(self.tree_.names),
-            node_kinds=list(self.tree_.kind),
+            node_names=names,
+            node_kinds=kinds,
             node_marginals=np.column_stack([_inf.marginal_summary(d) for d in dists]),
-            contribution_nodes=list(nodes),
+            contribution_nodes=nodes,
             contributions=contrib,
             node_distributions=dists,
         )
@@ -266,7 +363,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         Xs = self._check_X(X)
         if Xs.shape[0] != 1:
             raise ValueError(f"to_dot shades one document; X has {Xs.shape[0]} rows")
-        m = _inf.node_marginals(self.params_, Xs)[0]
+        m = _inf.node_marginals(self.params_, self._tree_columns(Xs))[0]
         states = self.tree_.states
         labels = {i: f"{self.tree_.names[i]}\\nP={m[i]:.2f}" if states[i] == 2
                   else f"{self.tree_.names[i]} ({states[i]} states)\\nmean state/{states[i] - 1}={m[i]:.2f}"
@@ -282,6 +379,16 @@ INITS = ("random", "hbn")
 #: The searches ``hidden_states`` may name instead of a number of states (per hidden node: BIC on the
 #: training data, or the log-likelihood of a held-out quarter).
 HIDDEN_STATE_SEARCHES = ("auto", "auto-holdout")
+
+
+def check_tree_terms(value):
+    """``tree_terms``: None (every selected term in the tree) or an integer >= 1 (``ValueError``
+    naming the parameter otherwise)."""
+    if value is None:
+        return None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1:
+        return int(value)
+    raise ValueError(f"tree_terms must be None or an integer >= 1, got {value!r}")
 
 
 def check_hidden_states(value):

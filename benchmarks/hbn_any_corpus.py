@@ -1,0 +1,152 @@
+"""HBN variants against naive Bayes and the linear SVM on any corpus, at 30 / 100 / 300 terms.
+
+Usage::
+
+    python benchmarks/hbn_any_corpus.py --corpus reuters|PATH --stage validation|test
+        [--terms 30,100,300] [--clusterings or] [--variants 'thesis;tree_terms=30;alpha=0']
+        [--baselines nb,svm200] [--json OUT]
+
+The protocol is the thesis's (Karčiauskas 2002, sec. 4.1): one binary classifier per category of
+the corpus's ten largest, the ``n`` best information-gain terms per category, micro-averaged
+breakeven.  ``--stage validation`` fits on training-0 and scores the validation split (the only
+stage settings are chosen on); ``--stage test`` fits on the training set and scores the test set.
+
+A variant is ``thesis`` (thesis Table 4.1's B and alpha for the clustering, 64 EM restarts, every
+selected term in the tree: ``tree_terms=None``) or comma-separated ``name=value`` changes to it,
+e.g. ``tree_terms=30`` (the 30 terms with the highest I(F; C) in the tree, the others naive-Bayes
+children of the class).  ``default`` is the estimator's defaults with only the clustering set.
+Baselines: ``nb`` (Bernoulli naive Bayes, N0 = 0.1, the same terms), ``svmN`` (the linear SVM on
+its own ``N`` terms; ``N`` fixed, not the row's).  One core, seed 0.  Each row prints
+``<stage> <terms> <row> micro <value> cpu <seconds>``; ``--table`` prints the Markdown table of a
+JSON file.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
+from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier
+from hbnlab.models.naive_bayes import BernoulliNBClassifier
+from hbnlab.models.svm import LinearSVMClassifier
+from hbnlab.pipeline.corpus_spec import load_named_corpus
+from hbnlab.pipeline.data import prepare
+
+
+def parse_variant(text: str) -> dict | None:
+    """``thesis`` -> {} (Table 4.1, all terms in the tree); ``default`` -> None (estimator defaults);
+    ``a=1,b=None`` -> {"a": 1, "b": None}."""
+    text = text.strip()
+    if text == "default":
+        return None
+    if text == "thesis":
+        return {}
+    out = {}
+    for part in text.split(","):
+        key, value = part.split("=")
+        out[key.strip()] = ast.literal_eval(value.strip())
+    return out
+
+
+def hbn_factory(clustering: str, changes: dict | None):
+    if changes is None:
+        return lambda: HierarchicalBNClassifier(clustering=clustering, n_features=None, random_state=0)
+    B, alpha = TABLE_4_1[clustering]
+    params = {"B": B, "alpha": alpha, "clustering": clustering, "n_restarts": 64, "tree_terms": None, **changes}
+    return lambda: HierarchicalBNClassifier(n_features=None, random_state=0, **params)
+
+
+def scores(data, split, n_terms, make):
+    S = np.zeros(split.Y_eval.shape)
+    for j, label in enumerate(data.categories):
+        cols = data.selected_columns(label, n_terms)
+        clf = make().fit(split.X_fit[:, cols], split.Y_fit[:, j])
+        S[:, j] = clf.decision_function(split.X_eval[:, cols])
+    return S
+
+
+def table(rows) -> str:
+    terms = sorted({r["n_terms"] for r in rows if r["n_terms"] is not None})
+    names = list(dict.fromkeys(r["row"] for r in rows))
+    stage = rows[0]["stage"] if rows else ""
+    out = [f"| row ({stage}) | " + " | ".join(f"{t} terms" for t in terms) + " |",
+           "|---|" + "---|" * len(terms)]
+    for name in names:
+        cells = []
+        for t in terms:
+            hit = [r for r in rows if r["row"] == name and r["n_terms"] in (t, None)]
+            cells.append(f"{hit[0]['micro_breakeven']:.2f}" if hit else "")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--corpus", default="reuters")
+    ap.add_argument("--reuters-dir", default=os.environ.get("HBNLAB_REUTERS_DIR"))
+    ap.add_argument("--stage", choices=("validation", "test"))
+    ap.add_argument("--terms", default="30,100,300")
+    ap.add_argument("--clusterings", default="or")
+    ap.add_argument("--variants", default="thesis;tree_terms=30")
+    ap.add_argument("--baselines", default="nb")
+    ap.add_argument("--json")
+    ap.add_argument("--table", help="print the Markdown table of this JSON file and stop")
+    args = ap.parse_args(argv)
+    if args.table:
+        print(table(json.loads(Path(args.table).read_text())))
+        return
+    if args.stage is None:
+        ap.error("--stage is required")
+    data = prepare(load_named_corpus(args.corpus, reuters_dir=args.reuters_dir, download=False))
+    split = data.split(args.stage)
+    rows = json.loads(Path(args.json).read_text()) if args.json and Path(args.json).exists() else []
+    runs = []
+    for b in filter(None, args.baselines.split(",")):
+        if b == "nb":
+            runs.append(("NB", None, BernoulliNBClassifier))
+        elif b.startswith("svm"):
+            n = int(b[3:])
+            runs.append((f"SVM({n})", n, lambda n=n: LinearSVMClassifier(n_features=n)))
+        else:
+            ap.error(f"unknown baseline {b!r} (nb, svmN)")
+    for c in args.clusterings.split(","):
+        for v in args.variants.split(";"):
+            runs.append((f"HBN-{c.upper()} {v.strip()}", "hbn", hbn_factory(c, parse_variant(v))))
+    with threadpool_limits(1):
+        for n_terms in (int(t) for t in args.terms.split(",")):
+            for name, kind, make in runs:
+                if isinstance(kind, int):  # a baseline with its own number of terms: once
+                    if any(r["row"] == name and r["stage"] == args.stage for r in rows):
+                        continue
+                    cols_terms, key_terms = None, None
+                else:
+                    cols_terms, key_terms = n_terms, n_terms
+                c0 = time.process_time()
+                if cols_terms is None:
+                    S = np.column_stack([make().fit(split.X_fit, split.Y_fit[:, j]).decision_function(split.X_eval)
+                                         for j in range(len(data.categories))])
+                else:
+                    S = scores(data, split, cols_terms, make)
+                row = {"corpus": args.corpus, "stage": args.stage, "n_terms": key_terms, "row": name,
+                       "micro_breakeven": round(100 * micro_breakeven(split.Y_eval, S), 4),
+                       "per_class": dict(zip(data.categories,
+                                             np.round(100 * per_class_breakeven(split.Y_eval, S), 4).tolist())),
+                       "cpu_seconds": round(time.process_time() - c0, 2)}
+                rows = [r for r in rows if (r["stage"], r["n_terms"], r["row"]) != (args.stage, key_terms, name)]
+                rows.append(row)
+                print(f"{args.stage} {key_terms} {name} micro {row['micro_breakeven']:.2f} "
+                      f"cpu {row['cpu_seconds']:.1f}", flush=True)
+                if args.json:
+                    Path(args.json).write_text(json.dumps(rows, indent=1))
+    print(table([r for r in rows if r["stage"] == args.stage]))
+
+
+if __name__ == "__main__":
+    main()
