@@ -312,8 +312,23 @@ def _terms_for(est, vocabulary, fallback=None) -> list[str]:
 
 
 def _tree_network(est, terms, class_name, name) -> DiscreteNetwork:
-    """HBN (thesis ch. 2, arcs toward the class) or HNB (sec. 3.3, arcs away from it)."""
-    return network_from_tree_parameters(est.params_, terms, class_name, name)
+    """HBN (thesis ch. 2, arcs toward the class) or HNB (sec. 3.3, arcs away from it); the terms
+    outside the tree (``class_children_``) are children of the class, C -> F, after it."""
+    cc = getattr(est, "class_children_", None)
+    if cc is None:
+        return network_from_tree_parameters(est.params_, terms, class_name, name)
+    T = est.params_.tree.n_features
+    net = network_from_tree_parameters(est.params_, terms[:T], class_name, name)
+    alloc = NameAllocator()
+    for v in net.variables:
+        alloc(v.name)
+    variables, fvars = list(net.variables), list(net.feature_variables)
+    table = _binary_rows(cc.p_on.T)  # (class state, feature state)
+    for j, term in enumerate(terms[T:]):
+        n = alloc(term)
+        fvars.append(n)
+        variables.append(BNVariable(n, BINARY_STATES, (net.class_variable,), table[j], "feature", term))
+    return DiscreteNetwork(net.name, tuple(variables), net.class_variable, tuple(fvars), tuple(terms))
 
 
 def network_from_tree_parameters(params, terms=None, class_name: str = "classTOPIC",
@@ -548,6 +563,8 @@ def network_from_model(model, *, vocabulary=None, label=None, name: str | None =
         tree = est.params_.tree
         by_col = {tree.feature[i]: tree.names[i] for i in tree.feature_nodes()}
         fallback = [by_col[j] for j in range(len(by_col))]
+        if getattr(est, "class_children_", None) is not None:
+            fallback += list(est.class_children_names_)
     terms = _terms_for(est, vocabulary, fallback)
     net = builder(est, terms, cname, sanitize_name(name or f"hbnlab_{cname}"))
     props = {"learner": kind, "class": label or cname}

@@ -32,6 +32,12 @@ LOG_ODDS_CAP = 1e6
 #: number of dependent pairs and lives on a scale of about a hundred; AVG's and OR's lie below one.
 TABLE_4_1 = MappingProxyType({"avg": (7, 0.05), "or": (9, 0.09), "dep": (7, 170.0)})
 
+#: ``tree_terms``'s default: the tree holds the 50 terms with the highest I(F; C); with more selected
+#: terms the others are naive-Bayes children of the class.  Chosen by the rules of
+#: ``benchmarks/results/hbn_any_corpus.md`` on the validation splits of Reuters-21578 and OHSUMED (at
+#: <= 50 terms the model is the thesis's; ``tree_terms=None`` puts every term in the tree).
+TREE_TERMS_DEFAULT = 50
+
 #: Pseudo-count per state of the class's naive-Bayes children (that of
 #: :class:`hbnlab.models.naive_bayes.BernoulliNBClassifier`, the thesis's N0).
 CLASS_CHILDREN_N0 = 0.1
@@ -153,7 +159,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         clustering="avg",
         n_direct=0,
         n_features=30,
-        tree_terms=None,
+        tree_terms=TREE_TERMS_DEFAULT,
         selection="ig",
         n_restarts=64,
         tol=1e-4,
@@ -465,6 +471,18 @@ _PARAMS_DOC = """
         :func:`hbnlab.clustering.construct_tree`).  0 is the thesis's tree (fig. 3.3).
     n_features : int or None, default=30
         Number of locally selected terms (thesis sec. 4.1.2).
+    tree_terms : int or None, default=50
+        How many selected terms the tree holds: the ``tree_terms`` with the highest I(F; C) on the
+        training data; every other selected term is a child of the class with its own table
+        P(F | C) (N0 = 0.1 smoothing, as :class:`~hbnlab.models.naive_bayes.BernoulliNBClassifier`),
+        so a weak term adds its own evidence to the class log-odds instead of passing through a
+        binary hidden variable.  The network stays one Bayesian network (tree -> C -> those
+        terms); EM fits the tree as before and those tables are closed-form frequencies (the class
+        is observed in training).  ``None``: every term in the tree, the thesis's model; with at
+        most ``tree_terms`` selected terms the two are the same.  On the validation splits of
+        Reuters-21578 and OHSUMED (ten classes each, HBN-OR at Table 4.1's B and alpha) the thesis's
+        tree falls from 81.5 / 61.9 at 30 terms to 76.0 / 54.0 at 300, 50 terms in the tree give
+        78.1 / 74.7 (naive Bayes 78.4 / 74.1; ``benchmarks/results/hbn_any_corpus.md``).
     selection : str, default="ig"
         Term scoring method for the selection.
     n_restarts : int, default=64
@@ -540,6 +558,11 @@ _PARAMS_DOC = """
         Final log-likelihood (of ``criterion``) of the kept restart.
     start_em_result_ : EMResult or None
         With ``init="hbn"``: the EM of the HBN the hierarchical naive Bayes started from.
+    class_children_ : ClassChildren or None
+        The naive-Bayes children of the class (the selected terms after the tree's ``tree_terms``;
+        ``selected_features_`` lists the tree's terms first), None when the tree holds every term.
+    class_children_names_ : list of str
+        Their names.
     state_selection_ : list of dict or None
         With ``hidden_states="auto"`` / ``"auto-holdout"``: every (node, k) the search tried, its score and
         whether it was kept (``tree_.states`` holds the result).
@@ -595,5 +618,6 @@ class HierarchicalNBClassifier(_TreeClassifier):
     _direction = "hnb"
 
 
-__all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "check_hidden_states",
+__all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "ClassChildren",
+           "TREE_TERMS_DEFAULT", "check_tree_terms", "check_hidden_states",
            "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from hbnlab.bn.params import MAX_ROWS as MAX_TABLE_ROWS
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS, parse_hidden_states
+from hbnlab.models.hbn import TREE_TERMS_DEFAULT as _TREE_TERMS_DEFAULT
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 #: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
@@ -50,7 +51,12 @@ LARGE_TABLE_ROWS = 2 ** 15
 HIDDEN_STATES_CHOICES = (*range(2, HIDDEN_STATES_MAX + 1), *HIDDEN_STATE_SEARCHES)
 #: Fields that serialised forms leave out while they hold these defaults (configs written before
 #: the fields existed keep their form): the EM speed fields and the hidden nodes' states.
-OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT}
+#: How many of the selected terms a tree learner's tree holds (the others are naive-Bayes children of
+#: the class; ``tree_terms`` of :class:`hbnlab.models.hbn.HierarchicalBNClassifier`); 0 puts every
+#: term in the tree, the thesis's model.
+TREE_TERMS_DEFAULT = _TREE_TERMS_DEFAULT
+TREE_TERMS_MAX = 5000
+OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT, "tree_terms": TREE_TERMS_DEFAULT}
 #: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
 VALIDATION_METHODS = ("auto", "date", "stratified")
 CV_MAX = 20
@@ -162,6 +168,10 @@ class ExperimentConfig:
         The tree learners' hidden nodes' number of states (2: binary, the thesis's), or chosen per
         node by BIC on the training data ("auto") or on a held-out quarter ("auto-holdout").
         ``hnb_init="hbn"`` needs a number.
+    tree_terms : int in 0..5000
+        The tree learners' tree holds the ``tree_terms`` selected terms with the highest I(F; C);
+        the other selected terms are naive-Bayes children of the class.  0: every term in the
+        tree (the thesis's model).  With at most ``tree_terms`` terms both are the same.
     validation : {"auto", "date", "stratified"}
         The training-0 / validation split of tuning and of Training's validation stage: the thesis's
         date split when every training document is dated ("auto" picks it for Reuters), else a
@@ -207,6 +217,7 @@ class ExperimentConfig:
     screen_keep: int = EM_SPEED_DEFAULTS["screen_keep"]
     hnb_init: str = EM_SPEED_DEFAULTS["hnb_init"]
     hidden_states: int | str = HIDDEN_STATES_DEFAULT
+    tree_terms: int = TREE_TERMS_DEFAULT
     validation: str = "auto"
     cv: int = 0
     random_state: int = 0
@@ -256,6 +267,7 @@ class ExperimentConfig:
         if self.hnb_init == "hbn" and isinstance(self.hidden_states, str):
             raise ValueError(f"hnb_init='hbn' needs a number of hidden states, got hidden_states="
                              f"{self.hidden_states!r} (start the HNB at random, or fix the number of states)")
+        integer("tree_terms", 0, TREE_TERMS_MAX)
         integer("random_state", 0)
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
@@ -302,6 +314,8 @@ class ExperimentConfig:
                 params["init"] = self.hnb_init
             if self.hidden_states != HIDDEN_STATES_DEFAULT:
                 params["hidden_states"] = self.hidden_states
+            if self.tree_terms != TREE_TERMS_DEFAULT:
+                params["tree_terms"] = self.tree_terms or None
             return params
         return {}
 
@@ -495,6 +509,7 @@ __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_
            "check_table_size",
            "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS", "HNB_INITS",
            "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "OPTIONAL_DEFAULTS",
-           "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS",
+           "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "TREE_TERMS_DEFAULT", "TREE_TERMS_MAX",
+           "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS",
            "STOPWORDS", "STEMMING", "SELECTION_METHODS", "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX",
            "UPLOAD_ENCODINGS"]

@@ -417,3 +417,45 @@ def test_binary_tree_model_file_has_no_states_field(fitted, data):
         docs = [json.loads(zf.read(n)) for n in zf.namelist() if n.endswith(".json")]
     text = json.dumps(docs)
     assert '"up"' in text and '"states"' not in text
+
+
+# --------------------------------------------------------------------------- naive-Bayes children of the class
+@pytest.fixture(scope="module")
+def class_children_models(data):
+    from export_helpers import fit_learner
+
+    return {name: fit_learner(data, name, {"n_restarts": 3, "tree_terms": 4}) for name in ("HBN-OR", "HNB-AVG")}
+
+
+@pytest.mark.parametrize("name", ["HBN-OR", "HNB-AVG"])
+def test_class_children_round_trip_brute_force_pyagrum_and_pgmpy(name, class_children_models, data, tmp_path):
+    """A tree over 4 terms and 6 naive-Bayes children of the class: the model file keeps them, the
+    exported network has an arc C -> F for each, and enumeration, pyAgrum and pgmpy give hbnlab's
+    posterior on every format."""
+    est = class_children_models[name]
+    assert est.tree_.n_features == 4 and est.class_children_.n_children == 6
+    loaded = load_model(model_to_bytes(est, vocabulary=data.vocabulary, label=data.categories[0]))
+    le = loaded.estimator
+    assert le.tree_ == est.tree_ and le.get_params()["tree_terms"] == 4
+    np.testing.assert_array_equal(le.class_children_.p_on, est.class_children_.p_on)
+    assert list(le.selected_features_) == list(est.selected_features_)
+    net = network_from_model(loaded)
+    kids = [v for v in net.variables if v.parents == (net.class_variable,) and v.role == "feature"]
+    assert len(kids) >= 6  # the HNB's own feature leaves under the class count too
+    assert [v.name for v in net.variables].index(net.class_variable) < min(
+        [v.name for v in net.variables].index(k.name) for k in kids)
+    X, E = evidence_matrix(data, est, n_random=30, n_real=10)
+    want = est.predict_proba(X)[:, 1]
+    np.testing.assert_array_equal(le.predict_proba(X)[:, 1], want)
+    got = [brute_force_class_posterior(net, e) for e in net.evidence(E[:10])]
+    np.testing.assert_allclose(got, want[:10], atol=1e-12, rtol=0)
+    path = export_bn(loaded, "xmlbif", tmp_path / "m.bifxml")
+    np.testing.assert_allclose(gum_posteriors(path, net, E), want, atol=1e-9, rtol=0)
+    net32 = float32_network(net)
+    want32 = np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E[:10])])
+    for fmt in ("bif", "net"):
+        path = export_bn(loaded, fmt, tmp_path / f"m{FORMAT_SUFFIX[fmt]}")
+        np.testing.assert_allclose(gum_posteriors(path, net, E[:10]), want32, atol=1e-9, rtol=0)
+    for fmt in ("xmlbif", "net"):
+        path = export_bn(loaded, fmt, tmp_path / f"p{FORMAT_SUFFIX[fmt]}")
+        np.testing.assert_allclose(pgmpy_posteriors(path, fmt, net, E[:4]), want[:4], atol=1e-9, rtol=0)

@@ -122,7 +122,7 @@ def explain_document(est, data, doc, *, label: str, classifier: str) -> Explanat
         from hbnlab.bn.inference import node_marginals, subtree_contributions
 
         tree = est.tree_
-        xs = present[None, :].astype(np.int8)
+        xs = present[None, : tree.n_features].astype(np.int8)
         marg = node_marginals(est.params_, xs)[0]
         others = list(range(1, tree.n_nodes))
         contrib, _ = subtree_contributions(est.params_, xs, others)
@@ -143,6 +143,17 @@ def explain_document(est, data, doc, *, label: str, classifier: str) -> Explanat
         method = ("HBN/HNB: a node's contribution is the class log-odds minus the log-odds with the evidence "
                   "under that node removed (hbnlab.bn.inference.subtree_contributions); colours are "
                   "P(node = 1 | document)")
+        cc = getattr(est, "class_children_", None)
+        if cc is not None:
+            # the terms outside the tree are children of the class: each adds its own log-ratio
+            kids = cc.contributions(present[None, tree.n_features:].astype(np.int8))[0]
+            term_contrib[tree.n_features:] = kids
+            nodes = pd.concat([nodes, pd.DataFrame({
+                "node": list(est.class_children_names_), "kind": "feature (child of the class)",
+                "P(node=1 | doc)": present[tree.n_features:].astype(float), "contribution": kids})],
+                ignore_index=True)
+            method += (f"; the {cc.n_children} terms outside the tree are children of the class (naive Bayes): "
+                       "each one's contribution is its own log P(f | class) / P(f | not class)")
     elif hasattr(est, "term_contributions"):
         tc = est.term_contributions(x)
         tc = tc.toarray() if sp.issparse(tc) else np.asarray(tc)

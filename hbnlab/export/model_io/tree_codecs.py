@@ -122,6 +122,11 @@ def _tree_model_to(est, w):
         }
     if getattr(est, "state_selection_", None) is not None:
         s["state_selection_"] = plain_json(est.state_selection_)
+    cc = getattr(est, "class_children_", None)
+    if cc is not None:
+        # the selected terms after the tree's: children of the class, P(F = 1 | C = c) in row c
+        s["class_children_"] = {"p_on": w.array("class_children_.p_on", np.asarray(cc.p_on, dtype=np.float64)),
+                                "names": [str(n) for n in est.class_children_names_]}
     extra = {}
     for name in ("n_iter_", "converged_", "lower_bound_"):
         v = getattr(est, name, None)
@@ -203,7 +208,9 @@ def _tree_model_from(est, st, r):
     m = base_from_state(est, st, r)
     params = read_tree_parameters(r.get(st, "params_"), r)
     tree = params.tree
-    if tree.n_features != m:
+    est.class_children_ = _read_class_children(r.get(st, "class_children_", None), r, m - tree.n_features)
+    est.class_children_names_ = None if est.class_children_ is None else r.get(st, "class_children_")["names"]
+    if tree.n_features + (0 if est.class_children_ is None else est.class_children_.n_children) != m:
         raise r.error("params_.tree", f"has {tree.n_features} feature leaves but {m} features are selected")
     want = "hbn" if type(est).__name__ == "HierarchicalBNClassifier" else "hnb"
     if tree.direction != want:
@@ -245,6 +252,27 @@ def _tree_model_from(est, st, r):
         setattr(est, name, a.item() if a.ndim == 0 else a)
 
 
+def _read_class_children(cc, r: StateReader, n_children: int):
+    """``class_children_`` (the naive-Bayes children of the class) or None, every field checked:
+    ``n_children`` columns of probabilities strictly inside (0, 1) and as many names."""
+    from hbnlab.models.hbn import ClassChildren
+
+    if cc is None:
+        return None
+    if not isinstance(cc, dict) or set(cc) != {"p_on", "names"}:
+        raise r.error("class_children_", "expected an object with 'p_on' and 'names'")
+    cr = r.sub("class_children_")
+    if n_children < 1:
+        raise cr.error("p_on", "the tree holds every selected feature; there is no class child")
+    p_on = cr.array(cc, "p_on", "float64", shape=(2, n_children), finite=True, lo=0.0, hi=1.0)
+    if np.any(p_on <= 0.0) or np.any(p_on >= 1.0):
+        raise cr.error("p_on", "probabilities must lie strictly between 0 and 1 (smoothed frequencies)")
+    names = cc["names"]
+    if not isinstance(names, list) or len(names) != n_children or not all(isinstance(n, str) for n in names):
+        raise cr.error("names", f"expected a list of {n_children} strings")
+    return ClassChildren(p_on)
+
+
 _STEP_KEYS = {"node", "states", "score", "accepted", "n_parameters", "log_likelihood"}
 
 
@@ -281,7 +309,7 @@ def _read_state_selection(sel, r: StateReader, tree):
 #: hyper-parameters of HierarchicalBNClassifier / HierarchicalNBClassifier (callbacks excluded)
 _TREE_PARAMS = ("B", "alpha", "clustering", "n_features", "selection", "n_restarts", "tol", "max_iter", "stopping",
                 "criterion", "pseudo_count", "feature_names", "class_name", "random_state", "n_direct",
-                "hidden_states", "acceleration", "screen_iter", "screen_keep", "init")
+                "hidden_states", "acceleration", "screen_iter", "screen_keep", "init", "tree_terms")
 
 
 # --------------------------------------------------------------------------- the codecs
