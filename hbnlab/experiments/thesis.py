@@ -21,6 +21,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
+from hbnlab.evaluation.baseline import baseline_notes
 from hbnlab.experiments import paper_values as pv
 from hbnlab.models.catalog import LEARNERS, learner
 from hbnlab.pipeline.corpus_spec import is_reuters_modapte
@@ -308,4 +309,9 @@ def format_table(result: dict, *, per_class: bool = True) -> str:
     if any("macro" in r for r in rows):
         lines.append("macro".ljust(first) + "".join(cell(r["macro"], r.get("paper_macro")) for r in rows))
     lines.append("seconds".ljust(first) + "".join(f"{r['seconds']:.1f}".rjust(width) for r in rows))
+    notes = baseline_notes(rows)
+    if notes:
+        lines.append("")
+        lines.append("Baseline check (each HBN/HNB row against NB and SVM with the same terms):")
+        lines.extend("  " + n.text() for n in notes)
     return "\n".join(lines)

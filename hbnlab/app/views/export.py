@@ -111,6 +111,9 @@ def markdown_report(out: TrainOutputs, record) -> str:
         "",
         markdown_table(out.breakeven_frame()),
         "",
+        *[f"* {md_escape(n.text(out.stage if out.stage == 'test' else 'validation split'))}"
+          for n in out.baseline_notes()],
+        "",
         "## Ranking measures (%)",
         "",
         markdown_table(out.ranking_frame()),

@@ -96,6 +96,16 @@ class TrainOutputs:
         return breakeven_by_classifier(self.Y, {name: self.scores_of(name) for name in self.classifiers}, self.classes,
                                        refs, reference_column="thesis {}", index_name="class")
 
+    def baseline_notes(self) -> list:
+        """The baseline check of every HBN / HNB classifier of the job: its micro breakeven beside
+        NB's and SVM's of the same job (the same terms), :func:`hbnlab.evaluation.baseline.baseline_notes`."""
+        from hbnlab.evaluation.baseline import baseline_notes
+
+        table = self.breakeven_frame()
+        terms = "per class" if self.result.get("class_settings") else self.n_features
+        return baseline_notes({"classifier": name, "n_features": terms, "micro": float(table.loc["micro", name])}
+                              for name in self.classifiers)
+
     def ranking_frame(self, ks=(1, 3, 5)) -> pd.DataFrame:
         """Per classifier: micro / macro breakeven, 11-point average precision and F1@k (micro
         and macro), in percent (de Campos et al., sec. 4).  The ranking measures rank the
