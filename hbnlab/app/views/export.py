@@ -76,9 +76,9 @@ def _tree_settings_line(cfg: dict, classifiers) -> str:
         k = em["hidden_states"]
         speed += (f", hidden nodes with {k} states" if isinstance(k, int)
                   else f", each hidden node's number of states chosen by {k}")
-    speed += (", every selected term in the tree (the thesis's model)" if not em["tree_terms"]
-              else f", the tree holding the {em['tree_terms']} strongest terms (the others naive-Bayes children "
-                   f"of the class)")
+    if em["tree_terms"] and int(cfg.get("n_features") or 0) > em["tree_terms"]:  # else the thesis's model
+        speed += (f", the tree holding the {em['tree_terms']} strongest terms (the others naive-Bayes children "
+                  f"of the class)")
     if em["em_acceleration"] != EM_SPEED_DEFAULTS["em_acceleration"]:
         speed += f", {str(em['em_acceleration']).upper()} acceleration"
     if em["screen_iter"]:
