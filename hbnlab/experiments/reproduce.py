@@ -92,8 +92,13 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
     2 ** 15, is recorded as not fitted: its E-step would enumerate every row for every pattern);
     the searches ``"auto"`` / ``"auto-holdout"`` are bounded by the estimator's limits (k in
     {2, 3, 4}, one node at a time; tables up to 2 ** 20 rows).  ``params``' own number of states
-    (binary by default) keeps its phase-3 score at the chosen B.  Ties go to the earlier entry of
-    the grid, then to B nearer 7.  Without ``k_grid`` the result has no ``"hidden_states"``."""
+    (binary by default) keeps its phase-3 score at the chosen B.  Without ``k_grid`` the result has
+    no ``"hidden_states"``.
+
+    Ties in the validation micro breakeven (as :func:`hbnlab.experiments.thesis.run_row` rounds
+    it, to 0.01) go, in phases 1 and 3, to the smaller alpha; in phase 2, to the B nearer 7, then
+    to the smaller B (5 before 9); in phase 4, to the earlier entry of ``k_grid``, then to the B
+    nearer 7, then to the smaller B.  ``tests/experiments/test_choice_rules.py`` pins each rule."""
     clustering = tree_parts(name)[1]
     params = dict(params or {})
     history = []
