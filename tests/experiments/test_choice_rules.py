@@ -184,3 +184,12 @@ def test_the_sweep_breaks_a_global_micro_tie_between_two_numbers_of_terms_by_gri
     # per category, b takes its own 10 terms; the untunable c falls back to the global choice
     ch = sw.choose_configs(_sweep((20, 5, 10)), ["a", "b", "c"], val, untunable={"c": "no positive"})
     assert [ch[(c, "avg")]["config"][2] for c in "abc"] == [5, 10, 5]
+
+
+def test_the_global_choice_leaves_out_a_configuration_not_fitted_on_a_category():
+    # 20 terms: a 0.50 (100 positives), b 0.60 (10) -> micro 0.509; 5 terms not fitted on a (None)
+    # and 0.70 on b: pooled over b alone it would read 0.70 and win
+    val = _validation({"a": ({20: 0.5, 5: None}, 100), "b": ({20: 0.6, 5: 0.7}, 10)})
+    ch = sw.choose_configs(_sweep((20, 5), "global"), ["a", "b"], val)
+    assert {k: v["config"][2] for k, v in ch.items()} == {("a", "avg"): 20, ("b", "avg"): 20}
+    assert ch[("a", "avg")]["global_validation_micro"] == pytest.approx((50 + 6) / 110)

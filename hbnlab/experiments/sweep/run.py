@@ -95,7 +95,8 @@ def choose_configs(config: SweepConfig, categories: Sequence[str], validation: M
 
     Ties go to the earlier configuration in grid order (smaller features, the earlier number of
     hidden states, smaller B, smaller alpha).  The global choice maximises the micro breakeven
-    over the categories (thesis sec. 4.2).
+    over the categories (thesis sec. 4.2), among the configurations with a breakeven on every
+    category that any configuration scored (one not fitted on such a category is left out).
     """
     out = {}
     untunable = dict(untunable or {})
@@ -103,8 +104,14 @@ def choose_configs(config: SweepConfig, categories: Sequence[str], validation: M
     for k in config.clusterings:
         grid = config.grid(k)
         micro = []
+        # categories some configuration scored: a configuration without a breakeven on one of them
+        # (not fitted) would pool fewer categories than the others, so it is left out
+        scored = {c for c in tunable if any(validation[(c, k, conf)][0] is not None for conf in grid)}
         for conf in grid:
             vals = [validation[(c, k, conf)] for c in tunable]
+            if any(validation[(c, k, conf)][0] is None for c in scored):
+                micro.append(float("nan"))
+                continue
             micro.append(_micro_macro([v[0] for v in vals], [v[1] for v in vals])[0])
         micro_arr = np.array(micro, dtype=float)
         g = int(np.argmax(np.where(np.isfinite(micro_arr), micro_arr, -np.inf)))
