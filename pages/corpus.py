@@ -86,8 +86,17 @@ if len(ov["encodings"]):
         st.dataframe(ov["encodings"], hide_index=True, key="encoding_table")
         if n_replaced:
             st.warning("These files held bytes that automatic detection could not read; each became U+FFFD (�). "
-                       "If the whole upload is in one encoding you know, choose it in the Encoding field.")
+                       "The table says where the first ones are. If the whole upload is in one encoding you know, "
+                       "choose it in the Encoding field.")
             st.dataframe(ov["replaced_files"], hide_index=True, key="replaced_table")
+if len(ov["skipped_files"]):
+    n_binary = ov["n_binary_files"]
+    with st.expander(f"Skipped: {len(ov['skipped_files'])} files not read as documents, {n_binary} of them binary",
+                     expanded=bool(n_binary)):
+        if n_binary:
+            st.warning("Binary files (images, PDFs, executables, archives ...) are not text: they were skipped, not "
+                       "tokenised.")
+        st.dataframe(ov["skipped_files"], hide_index=True, key="skipped_table")
 
 left, right = st.columns(2)
 with left:

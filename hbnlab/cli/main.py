@@ -62,7 +62,7 @@ def cmd_corpus_info(args) -> int:
     s = corpus.summary()
     split, head = _validation_lines(corpus, args)
     if args.json:
-        s.update({k: corpus.meta[k] for k in ("encodings", "replaced_files") if k in corpus.meta})
+        s.update({k: corpus.meta[k] for k in ("encodings", "replaced_files", "ignored_files") if k in corpus.meta})
         s["validation"] = split
         print(json.dumps(s, indent=2))
         return 0

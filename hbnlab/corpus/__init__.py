@@ -13,14 +13,16 @@ line or field.
   the original ``ohsumed.NN`` files), :func:`detect_collection_layout`;
 * text decoding (:mod:`hbnlab.corpus.encoding`): ``encoding="auto"``, the default of every
   reader, detects each file's encoding; ``Corpus.meta['encodings']`` and
-  ``meta['replaced_files']`` report what was used;
+  ``meta['replaced_files']`` report what was used (with where each replaced file went wrong), and a
+  binary file (an image, an archive, an executable) is skipped and listed in ``meta['ignored_files']``
+  (a binary table file is refused: :class:`BinaryFileError`);
 * :func:`make_synthetic_corpus`: documents from a known hierarchical model with planted word
   groups (the default corpus of the workbench); :func:`make_hierarchical_corpus`: categories in a
   two-level topic taxonomy;
 * :mod:`hbnlab.corpus.taxonomy`: taxonomies from dotted names or a ``parent<TAB>child`` file.
 """
 from ._common import DEFAULT_MAX_BYTES
-from .base import Corpus, CorpusError, Document, MissingColumnError
+from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
 from .collections import (
     OHSUMED_CATEGORIES,
     detect_collection_layout,
@@ -42,6 +44,7 @@ __all__ = [
     "Corpus",
     "CorpusError",
     "MissingColumnError",
+    "BinaryFileError",
     "Document",
     "DEFAULT_MAX_BYTES",
     "DEFAULT_URL",

@@ -59,6 +59,20 @@ class MissingColumnError(CorpusError):
         self.role = role
 
 
+class BinaryFileError(CorpusError):
+    """A file holds binary data (an image, an archive, an executable ...), not text: ``file``
+    names it, ``reason`` says what gave it away (:func:`hbnlab.corpus.encoding.binary_reason`).
+    Folder readers skip such a file and list it; a table reader refuses it."""
+
+    def __init__(self, file: str, reason: str):
+        super().__init__(f"{file}: not a text file: {reason}")
+        self.file = file
+        self.reason = reason
+
+    def __reduce__(self):
+        return type(self), (self.file, self.reason)
+
+
 @dataclass(frozen=True)
 class Document:
     """One document.  ``labels`` is a frozenset (multi-label); ``split`` is 'train' or 'test'."""

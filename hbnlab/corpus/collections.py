@@ -39,9 +39,11 @@ OHSUMED (:func:`read_ohsumed`, :func:`read_ohsumed_medline`)
 
 Rules every reader here keeps: errors are :class:`~hbnlab.corpus.base.CorpusError` naming the
 file and the line; a file over ``max_file_bytes`` or a tree over ``max_bytes`` is refused; a file
-is either loaded or listed in ``meta['ignored_files']`` as ``{"file", "reason"}``.  Each file is
+is either loaded or listed in ``meta['ignored_files']`` as ``{"file", "reason"}`` (a binary file
+-- an image, an archive, an executable -- among the messages or abstracts is listed).  Each file is
 decoded on its own with ``encoding="auto"`` (:mod:`hbnlab.corpus.encoding`: byte-order mark,
-UTF-16 / UTF-32, strict UTF-8, plausible cp1252 -- these collections predate UTF-8 --, a
+UTF-16 / UTF-32, strict UTF-8, UTF-8 with a few stray bytes replaced, plausible cp1252 -- these
+collections predate UTF-8 --, a
 detector's guess, else cp1252 with replacement characters) or strictly with a named codec;
 ``meta['encodings']`` counts the files per codec and ``meta['replaced_files']`` lists those where
 undecodable bytes became U+FFFD.
@@ -60,8 +62,8 @@ import re
 from pathlib import Path
 
 from ._common import DEFAULT_MAX_BYTES, check_size, has_letters, seeded_split
-from .base import Corpus, CorpusError, Document
-from .encoding import AUTO, EncodingTally, decode_text
+from .base import BinaryFileError, Corpus, CorpusError, Document
+from .encoding import AUTO, BINARY_REASON, EncodingTally, decode_text
 
 __all__ = ["read_20newsgroups", "read_ohsumed", "read_ohsumed_medline", "read_mesh_trees",
            "parse_usenet_message", "detect_collection_layout", "OHSUMED_CATEGORIES", "MAX_FILE_BYTES", "MAX_FILES"]
@@ -257,7 +259,11 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
         split = kinds[parts[0]] if bydate else "train"
         group = parts[-2]
         loc = str(p)
-        text = tally.decode(p.read_bytes(), loc, rel)
+        try:
+            text = tally.decode(p.read_bytes(), loc, rel)
+        except BinaryFileError as exc:
+            ignored.append(_ignored(rel, BINARY_REASON + exc.reason))
+            continue
         headers, body = parse_usenet_message(text, loc)
         subject = headers.get("subject", "")
         if not has_letters(subject + " " + body):
@@ -488,7 +494,11 @@ def _ohsumed_tree(top: Path, max_bytes, max_file_bytes, name, encoding) -> Corpu
             ignored.append(_ignored(rel, "not in training/<category>/ or test/<category>/"))
             continue
         split, cat, doc_id = kinds[parts[0]], parts[1], parts[2]
-        text = tally.decode(p.read_bytes(), str(p), rel)
+        try:
+            text = tally.decode(p.read_bytes(), str(p), rel)
+        except BinaryFileError as exc:
+            ignored.append(_ignored(rel, BINARY_REASON + exc.reason))
+            continue
         lines = [ln.strip() for ln in _lines(text)]
         start = next((i for i, ln in enumerate(lines) if ln), None)
         if start is None or not has_letters(text):

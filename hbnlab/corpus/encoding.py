@@ -4,6 +4,17 @@
 18,000 UTF-8 files and 73 latin-1 ones loads without any option.  The first rule that applies
 decides:
 
+0. **Binary data is not text** (every codec, named or not): a file that starts with the magic
+   number of a known binary format (JPEG, PNG, GIF, PDF, ELF, a Windows executable, ZIP --
+   docx, xlsx, jar, a ZIP inside the upload --, gzip, 7-Zip, RAR, OLE2 (old Office files),
+   SQLite, Mach-O / Java class) raises :class:`~hbnlab.corpus.base.BinaryFileError`, and so does
+   a file whose decoded text is more than 5 % control characters (C0 other than tab, line and
+   page breaks and escape, and DEL; :func:`binary_reason`) -- after the rules below, so a UTF-16
+   file is judged by its characters, not by its NUL bytes.  Text has next to none (a stray bell
+   or escape in an old e-mail); random or compressed bytes without a magic number have about
+   10.5 % (27 of the 256 byte values), NUL-alternating data (small integers stored in 16 bits,
+   which rule 2 reads as UTF-16) far more.  Folder readers skip such a file and list it in
+   ``meta['ignored_files']`` with the reason; a table file that is binary is refused.
 1. **Byte-order mark.**  ``EF BB BF`` -> ``utf-8-sig``; ``FF FE 00 00`` / ``00 00 FE FF`` ->
    ``utf-32``; ``FF FE`` / ``FE FF`` -> ``utf-16`` (UTF-32 is tested first: its little-endian
    mark starts with UTF-16's).  The mark is dropped.  Bytes the marked codec cannot decode
@@ -17,7 +28,30 @@ decides:
    The codec must decode the file strictly, otherwise the next rules apply.
 3. **Strict UTF-8** (``utf-8``; ASCII is reported as UTF-8).  This is the path of nearly every
    file and costs one ``bytes.decode``.
-4. **cp1252, if the result is plausible** (:func:`plausible_cp1252`): the strict decode
+4. **Mostly UTF-8**: the bytes that are not part of a valid UTF-8 sequence are at most 5 % of
+   the file's non-ASCII bytes (:func:`mostly_utf8`).  The file is UTF-8 with a few stray bytes
+   -- a cp1252 apostrophe (``92``) pasted into a UTF-8 table --: it is decoded as ``utf-8``,
+   each undecodable sequence becomes U+FFFD, and the file is recorded as replaced with the line
+   and byte offset of its first bad sequences.  Reading the whole file in a legacy code page
+   instead would garble every one of its valid characters (``pétrole`` -> ``pﾃｩtrole``).  The
+   bound keeps legacy files out, by a wide margin: their non-ASCII bytes rarely happen to form
+   valid UTF-8 sequences, so the share of bad bytes among them is high.  Measured on CPython's
+   CJK test texts (``Lib/test/cjkencodings``) and on French / Russian / Greek pangrams:
+
+   =====================================================  ==========================
+   encoding                                               bad / non-ASCII bytes
+   =====================================================  ==========================
+   cp1252, latin-1, mac-roman, cp850, iso8859-5           100 %
+   cp1251, koi8-r, cp1253, iso8859-7                      96-97 %
+   johab, big5, big5hkscs, euc_kr, cp949                  72-87 %
+   shift_jis, shift_jisx0213, gb18030, gbk, gb2312, cp866 63-68 %
+   euc_jp, euc_jisx0213                                   54-55 %
+   =====================================================  ==========================
+
+   5 % is ten times below the lowest of these, and still lets a handful of stray bytes through
+   in a file with a few dozen accented letters.  A file mixing UTF-8 and a legacy code page in
+   larger shares is beyond any per-file rule and goes on to rules 5-7.
+5. **cp1252, if the result is plausible** (:func:`plausible_cp1252`): the strict decode
    succeeds (cp1252 leaves five bytes undefined), at most 1 % of the characters are control
    characters (other than tab, line and page breaks: a stray escape or bell in an old e-mail
    is tolerated, binary data is not), and, for a text of at least 20 letters, at most 30 % of
@@ -30,10 +64,10 @@ decides:
    every printable latin-1 character, so latin-1 files are reported as cp1252.
    **latin-1, if plausible by the same test**, for the files cp1252 cannot decode (one of its
    five undefined bytes, which latin-1 reads as a C1 control character and counts as one).
-5. **charset_normalizer's best guess** (``charset_normalizer.from_bytes(...).best()``), for
-   files rules 1-4 reject (e.g. cp1251 Russian, Shift-JIS).  A mostly-ASCII file with one odd
+6. **charset_normalizer's best guess** (``charset_normalizer.from_bytes(...).best()``), for
+   files rules 1-5 reject (e.g. cp1251 Russian, Shift-JIS).  A mostly-ASCII file with one odd
    byte never gets here: the detector is unreliable on those (it answers cp775 or mac-latin2).
-6. **Fallback**: cp1252 with ``errors="replace"``; the file is recorded as replaced when a
+7. **Fallback**: cp1252 with ``errors="replace"``; the file is recorded as replaced when a
    byte became U+FFFD.
 
 A named codec (``encoding="latin-1"``) decodes every file strictly with that codec; ``utf-8``
@@ -42,6 +76,10 @@ file, the line and the byte offset, and so does a file that looks like UTF-16 / 
 and 2) read with another codec -- latin-1 would otherwise turn it into text full of NULs -- or a
 UTF-8 file (its mark, or no NUL byte and valid UTF-8) read as UTF-16 / UTF-32.  Those
 errors carry ``parameter="encoding"``, ``suggestion="auto"`` for each frontend's advice.
+
+A replaced file is reported with where its bytes went wrong (:class:`Replacement`: the line,
+the byte offset and the bytes of each of the first :data:`MAX_REPORTED` bad sequences), so the
+user can open the file at that place.
 """
 from __future__ import annotations
 
@@ -49,12 +87,16 @@ import codecs
 import re
 from typing import NamedTuple
 
-from .base import CorpusError
+from .base import BinaryFileError, CorpusError
 
-__all__ = ["AUTO", "DecodedText", "EncodingTally", "decode_text", "plausible_cp1252", "encoding_summary",
-           "check_encoding"]
+__all__ = ["AUTO", "BINARY_REASON", "MAX_REPORTED", "DecodedText", "EncodingTally", "Replacement", "binary_reason",
+           "check_encoding", "decode_text", "encoding_summary", "mostly_utf8", "plausible_cp1252", "replacement_places"]
 
 AUTO = "auto"
+#: How ``meta['ignored_files']`` starts the reason of a file skipped as binary data (rule 0).
+BINARY_REASON = "binary data, not text: "
+#: How many bad sequences of a replaced file are located (line, byte offset, bytes).
+MAX_REPORTED = 3
 
 _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -65,27 +107,94 @@ _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
 )
 _BOM_FIRST_BYTES = frozenset(mark[0] for mark, _ in _BOMS)
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+# rule 0: control characters of binary data (C0 but tab, line and page breaks and escape; DEL)
+_BINARY_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
+_ASCII = bytes(range(128))
+_ESCAPED = re.compile(r"[\udc80-\udcff]")  # bytes that 'surrogateescape' could not decode
 # what cp1252 puts at 0x80-0x9F (its typographic marks) and the no-break space: not odd
 _CP1252_MARKS = frozenset(bytes(range(0x80, 0xA0)).decode("cp1252", errors="ignore") + "\xa0")
-# thresholds of rule 4 (module docstring)
+# thresholds of rule 0
+_MAX_BINARY_CONTROL = 0.05
+# thresholds of rule 5
 _MAX_CONTROL = 0.01
 _MIN_LETTERS = 20
 _MAX_NON_ASCII_LETTERS = 0.30
 _MAX_ODD_SYMBOLS = 0.05
+# threshold of rule 4
+_MAX_BAD_UTF8 = 0.05
 # thresholds of rule 2
 _MIN_HIGH_NUL = 0.30
 _MAX_LOW_NUL = 0.05
 
+#: Magic numbers of binary formats (rule 0): leading bytes, what the file is.
+_MAGIC = (
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"\x7fELF", "an ELF executable or library"),
+    (b"PK\x03\x04", "a ZIP archive or a ZIP-based file such as docx, xlsx, odt, jar, epub"),
+    (b"PK\x05\x06", "an empty ZIP archive"),
+    (b"\x1f\x8b", "a gzip file"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an OLE2 file such as an old Word, Excel or PowerPoint document"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"\xca\xfe\xba\xbe", "a Java class or a Mach-O universal binary"),
+    (b"\xfe\xed\xfa\xce", "a Mach-O executable"),
+    (b"\xfe\xed\xfa\xcf", "a Mach-O executable"),
+    (b"\xce\xfa\xed\xfe", "a Mach-O executable"),
+    (b"\xcf\xfa\xed\xfe", "a Mach-O executable"),
+)
+
+
+class Replacement(NamedTuple):
+    """Where a replaced file went wrong: the ``line`` (1-based, physical lines of the file), the
+    byte ``offset`` (0-based) and the undecodable ``bytes`` (hex, at most 8) of one sequence."""
+
+    line: int
+    offset: int
+    bytes: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}, byte offset {self.offset} ({self.bytes})"
+
 
 class DecodedText(NamedTuple):
-    """A decoded file: its ``text``, the codec that produced it, and whether undecodable bytes
-    were replaced by U+FFFD."""
+    """A decoded file: its ``text``, the codec that produced it, ``replaced``: how many
+    undecodable byte sequences became U+FFFD (0: none), and ``first_replaced``: where the first
+    :data:`MAX_REPORTED` of them are."""
 
     text: str
     encoding: str
-    replaced: bool = False
+    replaced: int = 0
+    first_replaced: tuple[Replacement, ...] = ()
+
+
+def _mark_undecodable(exc: UnicodeDecodeError) -> tuple[str, int]:
+    # A lone surrogate cannot come out of a strict decode, so the marker cannot be confused
+    # with the file's text; it carries the bytes' span, so the handler keeps no state (and
+    # is safe in the workbench's threads).
+    return f"\ud800{exc.start},{exc.end}\udbff", exc.end
+
+
+_MARK_HANDLER = "hbnlab.corpus.mark-undecodable"
+codecs.register_error(_MARK_HANDLER, _mark_undecodable)
+_MARK = re.compile("\ud800(\\d+),(\\d+)\udbff")
+
+
+def _decode_replacing(data: bytes, codec: str) -> DecodedText:
+    """``data`` decoded with ``codec``, each undecodable sequence replaced by U+FFFD, and located."""
+    marked = data.decode(codec, _MARK_HANDLER)
+    spans = [(m.start(), int(m[1]), int(m[2])) for m in _MARK.finditer(marked)]
+    if not spans:
+        return DecodedText(marked, codec)
+    first = tuple(Replacement(marked.count("\n", 0, pos) + 1, start, data[start:min(end, start + 8)].hex(" "))
+                  for pos, start, end in spans[:MAX_REPORTED])
+    return DecodedText(_MARK.sub("\ufffd", marked), codec, len(spans), first)
 
 
 def check_encoding(encoding: str | None, source: str = "encoding") -> str:
@@ -99,6 +208,51 @@ def check_encoding(encoding: str | None, source: str = "encoding") -> str:
     except LookupError:
         raise CorpusError(f"{source}: unknown encoding {encoding!r}", "encoding", AUTO) from None
     return encoding
+
+
+def _magic_number(data: bytes) -> str | None:
+    """Rule 0's first half: what binary format ``data`` starts with, with the evidence, or None."""
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            return f"{what} (it starts with {magic[:8].hex(' ')})"
+    if data.startswith(b"MZ") and len(data) >= 64:  # the DOS header points at the PE signature
+        pe = int.from_bytes(data[60:64], "little")
+        if data[pe:pe + 4] == b"PE\x00\x00":
+            return f"a Windows executable or DLL (it starts with 4d 5a and has the PE signature at byte {pe})"
+    return None
+
+
+def _control_reason(text: str) -> str | None:
+    """Rule 0's second half: the reason ``text`` is binary data (its share of control
+    characters), or None."""
+    if not text:
+        return None
+    n = len(text) - len(_BINARY_CONTROL.sub("", text))
+    if n <= _MAX_BINARY_CONTROL * len(text):
+        return None
+    return (f"{n} of its {len(text)} characters ({100 * n / len(text):.0f} %) are control characters such as NUL; "
+            f"text has next to none")
+
+
+def binary_reason(data: bytes, encoding: str | None = AUTO) -> str | None:
+    """Why ``data`` is binary data rather than text (rule 0 of the module docstring), or None.
+
+    Examples
+    --------
+    >>> binary_reason(b"\\xff\\xd8\\xff\\xe0\\x00\\x10JFIF")
+    'a JPEG image (it starts with ff d8 ff)'
+    >>> binary_reason(b"\\x00\\x01\\x00\\x02\\x00\\x03\\x00\\x04")
+    '4 of its 4 characters (100 %) are control characters such as NUL; text has next to none'
+    >>> binary_reason("café".encode("utf-16")) is None
+    True
+    """
+    try:
+        decode_text(data, "data", encoding)
+    except BinaryFileError as exc:
+        return exc.reason
+    except CorpusError:
+        return None
+    return None
 
 
 def _bom(data: bytes) -> str | None:
@@ -132,8 +286,27 @@ def _utf16_32_pattern(data: bytes) -> str | None:
     return None
 
 
+def mostly_utf8(data: bytes) -> bool:
+    """Rule 4 of the module docstring: are the bytes outside valid UTF-8 sequences at most 5 %
+    of the non-ASCII bytes of ``data``?
+
+    Examples
+    --------
+    >>> mostly_utf8("pétrole\\n".encode("utf-8") * 100 + b"l\\x92huile")   # 1 bad byte in 201
+    True
+    >>> mostly_utf8("pétrole\\n".encode("cp1252") * 100)                   # every one bad
+    False
+    """
+    non_ascii = len(data.translate(None, _ASCII))  # the bytes left when the ASCII ones are deleted
+    if not non_ascii:
+        return False
+    escaped = data.decode("utf-8", "surrogateescape")
+    bad = len(escaped) - len(_ESCAPED.sub("", escaped))
+    return bad <= _MAX_BAD_UTF8 * non_ascii
+
+
 def plausible_cp1252(text: str, data: bytes) -> bool:
-    """Rule 4 of the module docstring: does ``text`` (``data`` decoded as cp1252 or latin-1) read
+    """Rule 5 of the module docstring: does ``text`` (``data`` decoded as cp1252 or latin-1) read
     as Western European text?"""
     if len(_CONTROL.findall(text)) > _MAX_CONTROL * len(text):
         return False
@@ -148,7 +321,7 @@ def plausible_cp1252(text: str, data: bytes) -> bool:
 
 
 def _guess(data: bytes) -> DecodedText | None:
-    """Rule 5: charset_normalizer's best guess, decoded strictly, or None."""
+    """Rule 6: charset_normalizer's best guess, decoded strictly, or None."""
     # imported here: only files that are neither UTF-8 nor plausible cp1252 need it, and
     # loading the detector costs start-up time of every command and of the workbench
     from charset_normalizer import from_bytes
@@ -163,13 +336,10 @@ def _guess(data: bytes) -> DecodedText | None:
 
 
 def _detect(data: bytes) -> DecodedText:
-    """Rules 1-6 of the module docstring."""
+    """Rules 1-7 of the module docstring."""
     bom = _bom(data)
     if bom is not None:
-        try:
-            return DecodedText(data.decode(bom), bom)
-        except UnicodeDecodeError:
-            return DecodedText(data.decode(bom, errors="replace"), bom, True)
+        return _decode_replacing(data, bom)
     pattern = _utf16_32_pattern(data)
     if pattern is not None:
         try:
@@ -180,6 +350,8 @@ def _detect(data: bytes) -> DecodedText:
         return DecodedText(data.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
+    if mostly_utf8(data):
+        return _decode_replacing(data, "utf-8")
     try:
         text, codec = data.decode("cp1252"), "cp1252"
     except UnicodeDecodeError:
@@ -189,8 +361,7 @@ def _detect(data: bytes) -> DecodedText:
     guessed = _guess(data)
     if guessed is not None:
         return guessed
-    text = data.decode("cp1252", errors="replace")
-    return DecodedText(text, "cp1252", "\ufffd" in text)
+    return _decode_replacing(data, "cp1252")
 
 
 def _looks_like(data: bytes) -> str | None:
@@ -219,6 +390,33 @@ def _looks_like_utf8(data: bytes) -> str | None:
     return "UTF-8 (no byte-order mark, no NUL bytes, valid UTF-8)"
 
 
+def _decode_named(data: bytes, source: str, encoding: str) -> DecodedText:
+    """A named codec: strictly, or a CorpusError naming the file, the line and the byte offset."""
+    codec = codecs.lookup(encoding).name
+    wide = codec.startswith(("utf-16", "utf-32"))
+    looks = _looks_like_utf8(data) if wide else _looks_like(data)
+    if looks is not None:
+        if not wide:  # what the file would be as UTF-16 / UTF-32: binary data is skipped, not refused
+            reason = _control_reason(_detect(data).text)
+            if reason is not None:
+                raise BinaryFileError(source, reason)
+        raise CorpusError(f"{source}: the file looks like {looks}, not {encoding!r}", "encoding", AUTO)
+    try:
+        return DecodedText(data.decode("utf-8-sig" if codec == "utf-8" else encoding), encoding)
+    except UnicodeDecodeError as exc:
+        reason = _control_reason(data.decode(encoding, errors="replace"))
+        if reason is not None:
+            raise BinaryFileError(source, reason) from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        bad = data[exc.start : exc.start + 4].hex(" ")
+        shown = "UTF-8" if codec == "utf-8" else repr(encoding)
+        guess = _detect(data)
+        raise CorpusError(
+            f"line {line} of {source}: cannot decode as {shown} at byte offset {exc.start} "
+            f"(bytes {bad}: {exc.reason}); the file looks like {guess.encoding}", "encoding", AUTO
+        ) from None
+
+
 def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> DecodedText:
     """Decode one file's bytes (rules in the module docstring).
 
@@ -234,11 +432,14 @@ def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> Decode
     -------
     DecodedText
         ``text``, ``encoding`` (the codec used: ``utf-8``, ``utf-8-sig``, ``utf-16``,
-        ``utf-16-le``, ``cp1252``, charset_normalizer's name, or the given name) and
-        ``replaced``.
+        ``utf-16-le``, ``cp1252``, charset_normalizer's name, or the given name),
+        ``replaced`` (the number of undecodable sequences that became U+FFFD) and
+        ``first_replaced`` (where the first of them are).
 
     Raises
     ------
+    BinaryFileError
+        The file is binary data (rule 0): ``reason`` says why.
     CorpusError
         With a named codec only: an unknown codec, a file that looks like UTF-16 / UTF-32 read
         with another codec, or an undecodable byte (its line and byte offset).
@@ -246,58 +447,68 @@ def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> Decode
     Examples
     --------
     >>> decode_text("café".encode("utf-8"), "a.txt")
-    DecodedText(text='café', encoding='utf-8', replaced=False)
+    DecodedText(text='café', encoding='utf-8', replaced=0, first_replaced=())
     >>> decode_text("café".encode("latin-1"), "a.txt")
-    DecodedText(text='café', encoding='cp1252', replaced=False)
+    DecodedText(text='café', encoding='cp1252', replaced=0, first_replaced=())
     >>> decode_text("café".encode("utf-16"), "a.txt").encoding
     'utf-16'
+    >>> d = decode_text("pétrole brut\\n".encode("utf-8") * 40 + b"l\\x92huile\\n", "t.csv")
+    >>> d.encoding, d.replaced, d.text.endswith("l\\ufffdhuile\\n"), str(d.first_replaced[0])
+    ('utf-8', 1, True, 'line 41, byte offset 561 (92)')
     """
     enc = check_encoding(encoding, source)
-    if enc == AUTO:
-        return _detect(data)
-    codec = codecs.lookup(enc).name
-    looks = _looks_like(data) if not codec.startswith(("utf-16", "utf-32")) else _looks_like_utf8(data)
-    if looks is not None:
-        raise CorpusError(f"{source}: the file looks like {looks}, not {encoding!r}", "encoding", AUTO)
-    try:
-        return DecodedText(data.decode("utf-8-sig" if codec == "utf-8" else enc), enc)
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        bad = data[exc.start : exc.start + 4].hex(" ")
-        shown = "UTF-8" if codec == "utf-8" else repr(encoding)
-        guess = _detect(data)
-        raise CorpusError(
-            f"line {line} of {source}: cannot decode as {shown} at byte offset {exc.start} "
-            f"(bytes {bad}: {exc.reason}); the file looks like {guess.encoding}", "encoding", AUTO
-        ) from None
+    magic = _magic_number(data)
+    if magic is not None:
+        raise BinaryFileError(source, magic)
+    decoded = _detect(data) if enc == AUTO else _decode_named(data, source, enc)
+    reason = _control_reason(decoded.text)
+    if reason is not None:
+        raise BinaryFileError(source, reason)
+    return decoded
 
 
 class EncodingTally:
     """Decode the files of one corpus and count what was used: ``meta['encodings']``
-    (``{codec: number of files}``) and ``meta['replaced_files']`` (files where undecodable bytes
-    became U+FFFD)."""
+    (``{codec: number of files}``) and ``meta['replaced_files']`` (the files where undecodable
+    bytes became U+FFFD: ``{"file", "encoding", "replaced", "first"}``, ``replaced`` the number
+    of sequences and ``first`` where the first :data:`MAX_REPORTED` are, as
+    ``{"line", "offset", "bytes"}``).
+
+    A binary file raises :class:`~hbnlab.corpus.base.BinaryFileError` and is not counted; the
+    folder readers catch it and list the file in ``meta['ignored_files']``.
+    """
 
     def __init__(self, encoding: str | None = AUTO):
         self.encoding = encoding  # checked by decode_text, whose errors name the file
         self.encodings: dict[str, int] = {}
-        self.replaced_files: list[str] = []
+        self.replaced_files: list[dict] = []
 
     def decode(self, data: bytes, source: str, name: str | None = None) -> str:
         """The text of one file (``name`` is how ``replaced_files`` lists it; default ``source``)."""
         d = decode_text(data, source, self.encoding)
         self.encodings[d.encoding] = self.encodings.get(d.encoding, 0) + 1
         if d.replaced:
-            self.replaced_files.append(source if name is None else name)
+            self.replaced_files.append({"file": source if name is None else name, "encoding": d.encoding,
+                                        "replaced": d.replaced, "first": [r._asdict() for r in d.first_replaced]})
         return d.text
 
     def meta(self) -> dict:
         return {"encodings": dict(sorted(self.encodings.items(), key=lambda kv: (-kv[1], kv[0]))),
-                "replaced_files": list(self.replaced_files)}
+                "replaced_files": [dict(r) for r in self.replaced_files]}
+
+
+def replacement_places(entry: dict) -> str:
+    """Where a ``replaced_files`` entry went wrong, in words: ``"1 sequence: line 1203, byte
+    offset 51234 (92)"``."""
+    n = int(entry.get("replaced", 0))
+    places = "; ".join(str(Replacement(**r)) for r in entry.get("first", []))
+    more = f"; ... {n - len(entry.get('first', []))} more" if n > len(entry.get("first", [])) else ""
+    return f"{n} sequence{'s' if n != 1 else ''}: {places}{more}" if places else f"{n} sequences"
 
 
 def encoding_summary(meta: dict) -> list[str]:
     """The encoding report of a corpus's ``meta`` as lines of text (empty when the reader
-    recorded none, e.g. for the synthetic corpus)."""
+    recorded none, e.g. for the synthetic corpus), with the files skipped as binary data."""
     encs = meta.get("encodings")
     if not encs:
         return []
@@ -308,7 +519,12 @@ def encoding_summary(meta: dict) -> list[str]:
     if replaced:
         lines.append(f"{len(replaced)} file{'s' if len(replaced) != 1 else ''} needed replacement characters "
                      f"(U+FFFD) for undecodable bytes:")
-        lines += [f"  {f}" for f in replaced]
+        lines += [f"  {r['file']} ({r['encoding']}): {replacement_places(r)}" for r in replaced]
     else:
         lines.append("no file needed replacement characters")
+    binary = [f for f in meta.get("ignored_files") or [] if f["reason"].startswith(BINARY_REASON)]
+    if binary:
+        lines.append(f"{len(binary)} file{'s' if len(binary) != 1 else ''} skipped as binary data (not text):")
+        lines += [f"  {f['file']}: {f['reason'][len(BINARY_REASON):]}" for f in binary]
     return lines
+

@@ -9,11 +9,17 @@ memory before returning, so a failure never leaves a half-loaded corpus behind, 
 Rules shared by all readers
 ---------------------------
 * **Text decoding**: ``encoding="auto"`` (default) detects each file's codec -- a byte-order
-  mark, UTF-16 / UTF-32 without one, strict UTF-8, plausible cp1252, charset_normalizer's guess,
-  else cp1252 with replacement characters (:mod:`hbnlab.corpus.encoding`); a codec name
+  mark, UTF-16 / UTF-32 without one, strict UTF-8, UTF-8 with a few stray bytes replaced,
+  plausible cp1252, charset_normalizer's guess, else cp1252 with replacement characters
+  (:mod:`hbnlab.corpus.encoding`); a codec name
   (``"latin-1"``) decodes strictly, an undecodable byte reported with its byte offset and line.
   ``meta['encodings']`` counts the files per codec, ``meta['replaced_files']`` lists the files
-  where undecodable bytes became U+FFFD.
+  where undecodable bytes became U+FFFD, with the line and byte offset of the first ones.
+* **Binary files are not text**: a file with the magic number of a binary format (JPEG, PNG,
+  GIF, PDF, ELF, a Windows executable, a ZIP ...) or a high share of control characters is
+  never tokenised.  A folder-per-class tree (on disk or in a ZIP) skips it and lists it in
+  ``meta['ignored_files']`` with the reason; a table file that is binary is refused with a
+  :class:`~hbnlab.corpus.base.BinaryFileError` naming it.
 * **Documents need tokens**: a document whose title + text holds no letter (hence no token in
   the thesis's sense, sec. 4.1.2) is rejected, naming its line / file.
 * **Labels**: every document needs at least one label, and every label at least one training
@@ -52,8 +58,8 @@ from ._common import (
     has_letters,
     seeded_split,
 )
-from .base import Corpus, CorpusError, Document, MissingColumnError
-from .encoding import AUTO, EncodingTally, check_encoding
+from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
+from .encoding import AUTO, BINARY_REASON, EncodingTally, check_encoding
 from .fetch import is_safe_member_name
 from .reuters import REUTERS_FILES, _read_reuters_files
 
@@ -490,7 +496,11 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
                 continue
             split, label, below = "train", parts[0], "/".join(parts[1:])
         loc = f"{source}/{rel}" if member_prefix is None else f"{source}:{member_prefix}{rel}"
-        text = tally.decode(files[rel], loc, rel)
+        try:
+            text = tally.decode(files[rel], loc, rel)
+        except BinaryFileError as exc:
+            ignored.append(_ignored(rel, BINARY_REASON + exc.reason))
+            continue
         if not has_letters(text):
             what = "is empty" if not text.strip() else "has no letters"
             raise CorpusError(f"{loc}: the document {what}, so it has no tokens (a token is a run of letters)")
@@ -571,8 +581,10 @@ def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
     multi-label document (id: its first path); ``meta['merged_copies']`` lists the other paths.
     ``encoding`` is ``"auto"`` (each file's codec detected) or a codec name; ``meta['encodings']``
     and ``meta['replaced_files']`` report what was used (module docstring).
-    Hidden files and folders (``.DS_Store``), ``__MACOSX``, and files directly in ``root`` (a
-    README) are skipped, and listed in ``meta['ignored_files']`` as ``{"file", "reason"}``.
+    Hidden files and folders (``.DS_Store``), ``__MACOSX``, files directly in ``root`` (a
+    README) and binary files (an image, a PDF, an executable, a ZIP: the reason starts with
+    :data:`~hbnlab.corpus.encoding.BINARY_REASON`) are skipped, and listed in
+    ``meta['ignored_files']`` as ``{"file", "reason"}``.
 
     Raises
     ------

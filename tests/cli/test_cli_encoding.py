@@ -48,3 +48,26 @@ def test_tree_reads_the_mixed_folder(folder_corpus, capsys):
     assert main(["tree", "--corpus", str(folder_corpus.root), "--class", "class01", "--classifier", "hbn-or",
                  "--format", "text"]) == 0
     assert capsys.readouterr().out.strip()
+
+
+def test_corpus_info_lists_replaced_places_and_binary_files(tmp_path, capsys):
+    for cls in ("crude", "grain"):
+        (tmp_path / cls).mkdir()
+        for i in range(2):
+            (tmp_path / cls / f"{i}.txt").write_bytes(f"{cls} words, pétrole et café {i}\n".encode() * 30)
+    # one cp1252 apostrophe on line 3 of a UTF-8 file; a PDF among the documents
+    (tmp_path / "crude" / "1.txt").write_bytes("pétrole brut\n".encode() * 2 + b"l\x92huile\n"
+                                               + "café noir\n".encode() * 40)
+    (tmp_path / "grain" / "scan.pdf").write_bytes(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n" + bytes(range(256)))
+    assert main(["corpus-info", "--corpus", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "encodings: 4 files -- utf-8 4" in out
+    assert "  crude/1.txt (utf-8): 1 sequence: line 3, byte offset 29 (92)" in out
+    assert ("1 file skipped as binary data (not text):\n"
+            "  grain/scan.pdf: a PDF document (it starts with 25 50 44 46 2d)") in out
+    assert main(["corpus-info", "--corpus", str(tmp_path), "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["replaced_files"] == [{"file": "crude/1.txt", "encoding": "utf-8", "replaced": 1,
+                                    "first": [{"line": 3, "offset": 29, "bytes": "92"}]}]
+    assert s["ignored_files"] == [{"file": "grain/scan.pdf",
+                                   "reason": "binary data, not text: a PDF document (it starts with 25 50 44 46 2d)"}]

@@ -220,8 +220,10 @@ def test_a_replaced_file_is_listed_in_the_meta(tmp_path, monkeypatch):
         (tmp_path / "train" / cls).mkdir(parents=True)
         (tmp_path / "train" / cls / "1").write_bytes(data)
     c = read_folder_per_class(tmp_path)
-    assert c.meta["replaced_files"] == ["train/b/1"] and c.meta["encodings"] == {"cp1252": 1, "utf-8": 1}
-    assert "  train/b/1" in encoding_summary(c.meta)
+    assert c.meta["replaced_files"] == [{"file": "train/b/1", "encoding": "cp1252", "replaced": 1,
+                                         "first": [{"line": 1, "offset": 4, "bytes": "81"}]}]
+    assert c.meta["encodings"] == {"cp1252": 1, "utf-8": 1}
+    assert "  train/b/1 (cp1252): 1 sequence: line 1, byte offset 4 (81)" in encoding_summary(c.meta)
 
 
 def test_zip_fixture_upload_and_file_agree(tmp_path):

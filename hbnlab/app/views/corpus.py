@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from hbnlab.corpus.encoding import BINARY_REASON, Replacement
+
 SYNTHETIC_BADGE = "SYNTHETIC corpus (generated, not real text)"
 
 
@@ -57,13 +59,24 @@ def corpus_overview(corpus) -> dict:
 
 def encoding_report(meta: dict) -> dict:
     """``encodings``: a frame of ``codec, files`` (most files first; empty for a corpus read from
-    no text files, e.g. the synthetic one), ``n_decoded_files`` and ``replaced_files``: a frame of
-    the files whose undecodable bytes became U+FFFD."""
+    no text files, e.g. the synthetic one), ``n_decoded_files``, ``replaced_files``: a frame of
+    the files whose undecodable bytes became U+FFFD (``file, codec, sequences, where``: the line
+    and byte offset of the first ones), ``skipped_files``: a frame of the files the reader did
+    not read as documents (``file, reason``) and ``n_binary_files``: how many of those are binary
+    data (an image, a PDF, an executable ...)."""
     encs = meta.get("encodings") or {}
+    replaced = list(meta.get("replaced_files") or [])
+    skipped = list(meta.get("ignored_files") or [])
     return {
         "encodings": pd.DataFrame({"codec": list(encs), "files": [int(v) for v in encs.values()]}),
         "n_decoded_files": int(sum(encs.values())),
-        "replaced_files": pd.DataFrame({"file": list(meta.get("replaced_files") or [])}, dtype=object),
+        "replaced_files": pd.DataFrame({
+            "file": [r["file"] for r in replaced], "codec": [r["encoding"] for r in replaced],
+            "sequences": [int(r["replaced"]) for r in replaced],
+            "where": ["; ".join(str(Replacement(**f)) for f in r["first"]) for r in replaced]}, dtype=object),
+        "skipped_files": pd.DataFrame({"file": [f["file"] for f in skipped], "reason": [f["reason"] for f in skipped]},
+                                      dtype=object),
+        "n_binary_files": sum(f["reason"].startswith(BINARY_REASON) for f in skipped),
     }
 
 
