@@ -13,15 +13,19 @@ if len(labels) < 2:
     st.stop()
 default = list(labels)[:2]
 chosen = st.multiselect("Systems (the first is the reference)", list(labels), default=default, key="c_systems",
-                        help="A system is one classifier of one finished job; all must have scored the same "
-                             "documents.")
+                        help="A system is one classifier of one finished job. Systems trained on the reference's "
+                             "corpus are compared document by document; one trained on another corpus is shown, "
+                             "marked, but not paired.")
 if len(chosen) < 2:
     st.info("Choose at least two systems.")
     st.stop()
 picked = [labels[k] for k in chosen]
 with widgets.readable_errors():
     table = services.compare_table(picked)
+    notes = services.compare_notes(picked)
 st.subheader("Breakeven (%) side by side")
+for note in notes:
+    st.warning(widgets.md_escape(note), icon=":material/swap_horiz:")
 st.dataframe(table, key="c_table", height=widgets.table_height(table),
              column_config={c: st.column_config.NumberColumn(format="%+.1f" if "−" in c else "%.1f")
                             for c in table.columns})
@@ -31,6 +35,11 @@ c1, c2, c3 = st.columns([2, 1, 1])
 other = c1.selectbox("Against the reference", chosen[1:], key="c_other")
 n_boot = c2.select_slider("Resamples", [200, 500, 1000, 2000], value=1000, key="c_boot")
 threshold = c3.slider("McNemar threshold on P(class | document)", 0.05, 0.95, 0.5, 0.05, key="c_threshold")
+with widgets.readable_errors():
+    unpaired = services.unpaired_reason(labels[chosen[0]], labels[other])
+if unpaired:
+    st.warning(widgets.md_escape(unpaired), icon=":material/block:")
+    st.stop()
 with widgets.readable_errors():
     boot, mc = services.paired_comparison(labels[chosen[0]], labels[other], n_boot=n_boot, threshold=threshold)
 st.info(services.compare_verdict(boot, chosen[0], other))

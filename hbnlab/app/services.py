@@ -33,7 +33,9 @@ import pandas as pd
 import streamlit as st
 
 from hbnlab.app import views
+from hbnlab.app.views import compare as compare_view
 from hbnlab.app.views import learn as learn_view
+from hbnlab.app.views.corpus import config_corpus_label
 from hbnlab.export.report import build_report
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
@@ -400,16 +402,6 @@ def job_on_corpus(rec, cfg: ExperimentConfig) -> bool:
     return job_cfg is not None and job_cfg.corpus_spec() == cfg.corpus_spec()
 
 
-def config_corpus_label(cfg: ExperimentConfig) -> str:
-    """The corpus of ``cfg`` in words."""
-    if cfg.corpus == "synthetic":
-        what = "topic hierarchy, " if cfg.synthetic_model == "hierarchy" else ""
-        return f"synthetic ({what}seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
-    if cfg.corpus == "reuters":
-        return "Reuters-21578 ModApte"
-    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
-
-
 def job_corpus_label(rec) -> str:
     """The corpus job ``rec`` was trained on, in words."""
     job_cfg = _job_config(rec)
@@ -451,43 +443,56 @@ def train_outputs(job_id: int) -> views.TrainOutputs:
 
 def comparable_systems() -> dict:
     """Every classifier of every finished training job, by its display key (``"#3 · HBN-OR"``)."""
-    from hbnlab.app.views.compare import system_key
-
-    return {system_key(r.id, c): (r.id, c) for r in finished_train_jobs() for c in r.result.get("classifiers", [])}
+    return {compare_view.system_key(r.id, c): (r.id, c)
+            for r in finished_train_jobs() for c in r.result.get("classifiers", [])}
 
 
 def compare_verdict(boot: pd.DataFrame, a: str, b: str) -> str:
     """The micro / macro difference of a paired comparison in words."""
-    from hbnlab.app.views.compare import verdict
+    return compare_view.verdict(boot, a, b)
 
-    return verdict(boot, a, b)
+
+def _systems(systems) -> tuple:
+    return tuple((int(j), str(c)) for j, c in systems)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _compare_table(systems: tuple, keys: tuple) -> pd.DataFrame:
-    from hbnlab.app.views import compare
-
-    return compare.side_by_side({j: train_outputs(j) for j, _ in systems}, list(systems))
+    return compare_view.side_by_side({j: train_outputs(j) for j, _ in systems}, list(systems))
 
 
 def compare_table(systems) -> pd.DataFrame:
     """Breakeven per class of ``systems`` (``[(job_id, classifier), ...]``) side by side, with the
-    differences to the first (:func:`hbnlab.app.views.compare.side_by_side`)."""
-    systems = tuple((int(j), str(c)) for j, c in systems)
+    differences to the first; a system trained on another corpus is marked, without a difference
+    (:func:`hbnlab.app.views.compare.side_by_side`)."""
+    systems = _systems(systems)
     return _compare_table(systems, tuple(_outputs_key(j) for j, _ in systems))
+
+
+def compare_notes(systems) -> list[str]:
+    """One sentence per system trained on another corpus than the first
+    (:func:`hbnlab.app.views.compare.corpus_notes`)."""
+    systems = _systems(systems)
+    return compare_view.corpus_notes({j: train_outputs(j) for j, _ in systems}, list(systems))
+
+
+def unpaired_reason(a, b) -> str | None:
+    """Why systems ``a`` and ``b`` cannot be compared document by document (their jobs read
+    different corpora), or None (:func:`hbnlab.app.views.compare.unpaired_reason`)."""
+    a, b = _systems([a, b])
+    return compare_view.unpaired_reason({j: train_outputs(j) for j in (a[0], b[0])}, a, b)
 
 
 @st.cache_data(show_spinner="Resampling the documents ...", max_entries=16)
 def _paired(a: tuple, b: tuple, keys: tuple, n_boot: int, threshold: float):
-    from hbnlab.app.views import compare
-
-    return compare.paired({j: train_outputs(j) for j in (a[0], b[0])}, a, b, n_boot=n_boot, threshold=threshold)
+    return compare_view.paired({j: train_outputs(j) for j in (a[0], b[0])}, a, b, n_boot=n_boot,
+                               threshold=threshold)
 
 
 def paired_comparison(a, b, *, n_boot: int = 1000, threshold: float = 0.5):
     """``(bootstrap, mcnemar)`` of system ``b`` against ``a`` (:func:`hbnlab.app.views.compare.paired`),
-    seeded, cached."""
-    a, b = (int(a[0]), str(a[1])), (int(b[0]), str(b[1]))
+    seeded, cached; a ValueError naming both corpora for systems trained on different ones."""
+    a, b = _systems([a, b])
     return _paired(a, b, (_outputs_key(a[0]), _outputs_key(b[0])), int(n_boot), float(threshold))
 
 

@@ -136,3 +136,33 @@ def test_compare_page_two_systems_with_intervals(app):
     boot = frame_with(app, "difference", "95% low", "95% high", "p", index=False)
     assert len(boot) == 4 and (boot["95% low"] <= boot["difference"] + 1e-9).all()
     assert any("micro breakeven" in i.value and "points against" in i.value for i in app.info)
+
+
+def test_compare_page_does_not_pair_jobs_of_different_corpora(app):
+    """Two jobs on synthetic corpora of seeds 0 and 7 share their document ids: Compare shows both
+    columns, marks the other corpus's, and refuses the paired verdict with a message naming both."""
+    import pytest
+    from app_testutil import frame_with, shown
+
+    from hbnlab.pipeline.config import ExperimentConfig
+
+    base = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=1)
+    first = _train(base, ["alpha"], ["NB"])
+    second = _train(base.replace(synthetic_seed=7), ["alpha"], ["NB"])
+    app.session_state["hbnlab.config"] = base
+    app.run()
+    app.switch_page("pages/compare.py").run()
+    no_exceptions(app)
+    app.multiselect(key="c_systems").set_value([f"#{first} · NB", f"#{second} · NB"]).run()
+    no_exceptions(app)
+    assert not app.error, [e.value for e in app.error]
+    table = frame_with(app, f"#{second} · NB (other corpus)")
+    assert list(table.columns) == [f"#{first} · NB", f"#{second} · NB (other corpus)"]
+    warnings = [shown(w.value) for w in app.warning]
+    assert any(w.startswith(f"#{second} · NB was trained on another corpus (synthetic (seed 7, 600 documents)")
+               for w in warnings), warnings
+    assert any(f"#{first} · NB and #{second} · NB were trained on different corpora: synthetic (seed 0, 600 "
+               f"documents)" in w and "synthetic (seed 7, 600 documents)" in w for w in warnings), warnings
+    assert not any("points against" in i.value for i in app.info)
+    with pytest.raises(AssertionError):
+        frame_with(app, "difference", "95% low", "95% high", "p")

@@ -1,70 +1,174 @@
 """The Compare page: finished training jobs side by side, and how sure each difference is.
 
-A *system* is one classifier of one job (``"#3 · HBN-OR"``).  Systems are comparable when they
-scored the same evaluation documents on the same classes; :func:`aligned` checks that and returns
-the shared labels and each system's score matrix.  :func:`side_by_side` is the breakeven table
-(per class, micro and macro) with one column per system; :func:`paired` runs the paired
-bootstrap and McNemar's test of :mod:`hbnlab.evaluation.compare` for two of them.
+A *system* is one classifier of one job (``"#3 · HBN-OR"``).  Two systems are *paired* when they
+scored the same evaluation documents on the same classes: their jobs read the same corpus (the
+same fingerprint, :meth:`hbnlab.corpus.Corpus.fingerprint`: ids, splits, labels and texts) and
+were evaluated on the same split.  Document ids alone do not say so: two synthetic corpora of
+different seeds, or two uploads without an id column and with as many rows, number their
+documents alike.
+
+:func:`aligned` checks the pairing and returns the shared labels and each system's score
+matrix; :func:`paired` runs the paired bootstrap and McNemar's test of
+:mod:`hbnlab.evaluation.compare` for two paired systems and refuses any other pair, with
+:func:`unpaired_reason` as its message.  :func:`side_by_side` is the breakeven table (per class,
+micro and macro) with one column per system and, for each system paired with the first, its
+difference to the first; a system trained on another corpus keeps its column, scored against its
+own labels and marked :data:`OTHER_CORPUS`, without a difference (:func:`corpus_notes` says why).
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from hbnlab.app.views.corpus import config_corpus_label
 from hbnlab.evaluation import mcnemar, paired_bootstrap
+from hbnlab.export.report import breakeven_by_classifier
+from hbnlab.pipeline.config import ExperimentConfig
+
+#: Appended to the side-by-side column of a system trained on another corpus than the first.
+OTHER_CORPUS = " (other corpus)"
 
 
 def system_key(job_id: int, classifier: str) -> str:
     return f"#{int(job_id)} · {classifier}"
 
 
-def aligned(outputs: dict, systems: list[tuple[int, str]]):
-    """``(classes, Y, {system key: S})`` for ``systems`` = ``[(job_id, classifier), ...]`` whose
-    jobs are in ``outputs`` (job id -> :class:`TrainOutputs`).
+def corpus_description(out) -> str:
+    """The corpus a job (:class:`~hbnlab.app.views.results.TrainOutputs`) was trained on, in
+    words, with the start of its fingerprint: ``"synthetic (seed 7, 600 documents),
+    fingerprint 9b1e2c3d"``."""
+    config = out.result.get("config") or {}
+    label = config_corpus_label(ExperimentConfig.from_dict(config)) if "corpus" in config else out.corpus_name
+    fingerprint = out.result.get("fingerprint")
+    return f"{label or 'unnamed corpus'}, fingerprint {fingerprint[:8]}" if fingerprint else label or "unnamed corpus"
 
-    Raises ValueError naming the jobs when they were evaluated on different documents, splits or
-    classes (the comparison would not be paired)."""
-    if len(systems) < 2:
-        raise ValueError("choose at least two systems to compare")
+
+def same_corpus(a, b) -> bool:
+    """Whether two jobs' outputs come from one corpus: equal fingerprints (jobs recorded before
+    fingerprints were kept: equal corpus names)."""
+    fa, fb = a.result.get("fingerprint"), b.result.get("fingerprint")
+    if fa and fb:
+        return fa == fb
+    return a.corpus_name == b.corpus_name
+
+
+def unpaired_reason(outputs: dict, a: tuple[int, str], b: tuple[int, str]) -> str | None:
+    """Why systems ``a`` and ``b`` cannot be compared document by document because their jobs
+    read different corpora, or None when they read the same one."""
+    out_a, out_b = outputs[a[0]], outputs[b[0]]
+    if same_corpus(out_a, out_b):
+        return None
+    return (f"{system_key(*a)} and {system_key(*b)} were trained on different corpora: "
+            f"{corpus_description(out_a)}; {corpus_description(out_b)}. A document of one is not the document "
+            f"of the same id in the other, so no paired comparison (bootstrap, McNemar) is made between them; "
+            f"compare systems trained on one corpus.")
+
+
+def _check_stage(outputs: dict, systems: list[tuple[int, str]]) -> None:
     first = outputs[systems[0][0]]
     for job_id, _ in systems[1:]:
         out = outputs[job_id]
         if out.stage != first.stage:
             raise ValueError(f"job #{job_id} was evaluated on the {out.stage} split, job #{first.job_id} on the "
                              f"{first.stage} split: compare jobs of one split")
-        if list(out.doc_ids) != list(first.doc_ids):
-            raise ValueError(f"jobs #{first.job_id} and #{job_id} were evaluated on different documents "
-                             f"({len(first.doc_ids)} vs {len(out.doc_ids)}): compare jobs of one corpus and split")
+
+
+def _common_classes(outputs: dict, systems: list[tuple[int, str]]) -> list[str]:
+    first = outputs[systems[0][0]]
     classes = [c for c in first.classes if all(c in outputs[j].classes for j, _ in systems)]
     if not classes:
         raise ValueError("the chosen jobs have no class in common")
-    Y = first.Y[:, [first.classes.index(c) for c in classes]]
-    scores = {}
-    for job_id, clf in systems:
-        out = outputs[job_id]
-        if clf not in out.classifiers:
-            raise ValueError(f"job #{job_id} has no classifier {clf!r}; it has {out.classifiers}")
-        scores[system_key(job_id, clf)] = out.S[:, [out.column(c, clf) for c in classes]]
-    return classes, Y, scores
+    return classes
+
+
+def _scores(out, job_id: int, classifier: str, classes: list[str]) -> np.ndarray:
+    if classifier not in out.classifiers:
+        raise ValueError(f"job #{job_id} has no classifier {classifier!r}; it has {out.classifiers}")
+    return out.S[:, [out.column(c, classifier) for c in classes]]
+
+
+def _labels(out, classes: list[str]) -> np.ndarray:
+    return out.Y[:, [out.classes.index(c) for c in classes]]
+
+
+def aligned(outputs: dict, systems: list[tuple[int, str]]):
+    """``(classes, Y, {system key: S})`` for ``systems`` = ``[(job_id, classifier), ...]`` whose
+    jobs are in ``outputs`` (job id -> :class:`TrainOutputs`).
+
+    Raises ValueError naming the jobs when they read different corpora (:func:`unpaired_reason`)
+    or were evaluated on different documents, splits or classes: the comparison would not be
+    paired."""
+    if len(systems) < 2:
+        raise ValueError("choose at least two systems to compare")
+    _check_stage(outputs, systems)
+    first = outputs[systems[0][0]]
+    for system in systems[1:]:
+        reason = unpaired_reason(outputs, systems[0], system)
+        if reason is not None:
+            raise ValueError(reason)
+        out = outputs[system[0]]
+        if list(out.doc_ids) != list(first.doc_ids):
+            raise ValueError(f"jobs #{first.job_id} and #{out.job_id} were evaluated on different documents "
+                             f"({len(first.doc_ids)} vs {len(out.doc_ids)}): compare jobs of one corpus and split")
+    classes = _common_classes(outputs, systems)
+    scores = {system_key(j, clf): _scores(outputs[j], j, clf, classes) for j, clf in systems}
+    return classes, _labels(first, classes), scores
 
 
 def side_by_side(outputs: dict, systems: list[tuple[int, str]]) -> pd.DataFrame:
     """Breakeven (%) per class with micro and macro rows, one column per system; then, for every
-    system after the first, its difference to the first."""
-    from hbnlab.export.report import breakeven_by_classifier
+    system paired with the first, its difference to the first.
 
-    classes, Y, scores = aligned(outputs, systems)
+    A system whose job read another corpus than the first's is scored against its own job's
+    labels, its column is marked :data:`OTHER_CORPUS` and it gets no difference column (the two
+    numbers come from different documents)."""
+    if len(systems) < 2:
+        raise ValueError("choose at least two systems to compare")
+    _check_stage(outputs, systems)
+    classes = _common_classes(outputs, systems)
+    ref_out = outputs[systems[0][0]]
+    paired = [s for s in systems if same_corpus(ref_out, outputs[s[0]])]
+    if len(paired) > 1:
+        _, Y, scores = aligned(outputs, paired)
+    else:
+        Y, scores = _labels(ref_out, classes), {system_key(*paired[0]): _scores(ref_out, *paired[0], classes)}
     table = breakeven_by_classifier(Y, scores, classes, None, index_name="class")
-    ref = next(iter(scores))
-    for key in list(scores)[1:]:
+    for job_id, clf in systems:
+        if (job_id, clf) in paired:
+            continue
+        out = outputs[job_id]
+        own = breakeven_by_classifier(_labels(out, classes), {"x": _scores(out, job_id, clf, classes)}, classes,
+                                      None, index_name="class")
+        table[system_key(job_id, clf) + OTHER_CORPUS] = own["x"]
+    table = table[[system_key(*s) + ("" if s in paired else OTHER_CORPUS) for s in systems]]
+    ref = system_key(*systems[0])
+    for s in paired[1:]:
+        key = system_key(*s)
         table[f"{key} − {ref}"] = table[key] - table[ref]
     return table
+
+
+def corpus_notes(outputs: dict, systems: list[tuple[int, str]]) -> list[str]:
+    """One sentence per system trained on another corpus than the first system: what its column
+    of :func:`side_by_side` is, naming both corpora."""
+    ref = systems[0]
+    notes = []
+    for s in systems[1:]:
+        if not same_corpus(outputs[ref[0]], outputs[s[0]]):
+            notes.append(f"{system_key(*s)} was trained on another corpus ({corpus_description(outputs[s[0]])}) than "
+                         f"the reference {system_key(*ref)} ({corpus_description(outputs[ref[0]])}): its column, "
+                         f"marked '{OTHER_CORPUS.strip()}', is its breakeven on its own documents, with no difference "
+                         f"to the reference and no paired test.")
+    return notes
 
 
 def paired(outputs: dict, a: tuple[int, str], b: tuple[int, str], *, n_boot: int = 1000, threshold: float = 0.5,
            random_state: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(bootstrap, mcnemar)`` tables of system ``b`` against system ``a`` (see
-    :func:`hbnlab.evaluation.paired_bootstrap` and :func:`hbnlab.evaluation.mcnemar`)."""
+    :func:`hbnlab.evaluation.paired_bootstrap` and :func:`hbnlab.evaluation.mcnemar`).
+
+    Raises ValueError (:func:`aligned`) for systems that are not paired, e.g. trained on
+    different corpora."""
     classes, Y, scores = aligned(outputs, [a, b])
     S_a, S_b = scores[system_key(*a)], scores[system_key(*b)]
     boot = paired_bootstrap(Y, S_a, S_b, categories=classes, n_boot=n_boot, random_state=random_state)

@@ -26,6 +26,16 @@ def _doc_frame(corpus) -> pd.DataFrame:
     })
 
 
+def config_corpus_label(cfg) -> str:
+    """The corpus of an :class:`~hbnlab.pipeline.config.ExperimentConfig` in words."""
+    if cfg.corpus == "synthetic":
+        what = "topic hierarchy, " if cfg.synthetic_model == "hierarchy" else ""
+        return f"synthetic ({what}seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
+    if cfg.corpus == "reuters":
+        return "Reuters-21578 ModApte"
+    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+
+
 def corpus_overview(corpus) -> dict:
     """Counts per split and class, labels per document and token lengths of a corpus.
 
