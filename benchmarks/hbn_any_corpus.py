@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/hbn_any_corpus.py --corpus reuters|PATH --stage validation|test
         [--terms 30,100,300] [--clusterings or] [--variants 'thesis;tree_terms=30;alpha=0']
-        [--baselines nb,svm200] [--json OUT]
+        [--baselines nb,svm200] [--cv K] [--json OUT]
 
 The protocol is the thesis's (Karčiauskas 2002, sec. 4.1): one binary classifier per category of
 the corpus's ten largest, the ``n`` best information-gain terms per category, micro-averaged
@@ -33,7 +33,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
-from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier
+from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
 from hbnlab.models.svm import LinearSVMClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
@@ -56,20 +56,32 @@ def parse_variant(text: str) -> dict | None:
 
 
 def hbn_factory(clustering: str, changes: dict | None):
+    """An HBN (or, with ``direction="hnb"`` among the changes, a hierarchical naive Bayes) maker."""
+    changes = None if changes is None else dict(changes)
+    cls = HierarchicalBNClassifier
+    if changes is not None and changes.pop("direction", "hbn") == "hnb":
+        cls = HierarchicalNBClassifier
     if changes is None:
-        return lambda: HierarchicalBNClassifier(clustering=clustering, n_features=None, random_state=0)
+        return lambda: cls(clustering=clustering, n_features=None, random_state=0)
     B, alpha = TABLE_4_1[clustering]
     params = {"B": B, "alpha": alpha, "clustering": clustering, "n_restarts": 64, "tree_terms": None, **changes}
-    return lambda: HierarchicalBNClassifier(n_features=None, random_state=0, **params)
+    return lambda: cls(n_features=None, random_state=0, **params)
 
 
 def scores(data, split, n_terms, make):
     S = np.zeros(split.Y_eval.shape)
     for j, label in enumerate(data.categories):
-        cols = data.selected_columns(label, n_terms)
-        clf = make().fit(split.X_fit[:, cols], split.Y_fit[:, j])
-        S[:, j] = clf.decision_function(split.X_eval[:, cols])
+        cols = None if n_terms is None else data.selected_columns(label, n_terms)
+        Xf, Xe = (split.X_fit, split.X_eval) if cols is None else (split.X_fit[:, cols], split.X_eval[:, cols])
+        clf = make().fit(Xf, split.Y_fit[:, j])
+        S[:, j] = clf.decision_function(Xe)
     return S
+
+
+def stage_scores(data, stage, n_terms, make):
+    """Scores of the evaluated documents of ``stage``, the validation folds pooled in
+    :meth:`~hbnlab.pipeline.data.ProtocolData.eval_rows` order."""
+    return np.vstack([scores(data, data.split(stage, f), n_terms, make) for f in range(data.n_splits(stage))])
 
 
 def table(rows) -> str:
@@ -96,6 +108,8 @@ def main(argv=None):
     ap.add_argument("--clusterings", default="or")
     ap.add_argument("--variants", default="thesis;tree_terms=30")
     ap.add_argument("--baselines", default="nb")
+    ap.add_argument("--cv", type=int, default=0, help="K > 1: K-fold stratified cross-validation of the training "
+                                                         "set instead of training-0 / validation")
     ap.add_argument("--json")
     ap.add_argument("--table", help="print the Markdown table of this JSON file and stop")
     args = ap.parse_args(argv)
@@ -104,8 +118,10 @@ def main(argv=None):
         return
     if args.stage is None:
         ap.error("--stage is required")
-    data = prepare(load_named_corpus(args.corpus, reuters_dir=args.reuters_dir, download=False))
-    split = data.split(args.stage)
+    data = prepare(load_named_corpus(args.corpus, reuters_dir=args.reuters_dir, download=False),
+                   cv=args.cv if args.cv > 1 else None)
+    Y_eval = data.evaluation(args.stage)[0]
+    stage = args.stage if args.cv <= 1 or args.stage == "test" else f"cv{args.cv}"
     rows = json.loads(Path(args.json).read_text()) if args.json and Path(args.json).exists() else []
     runs = []
     for b in filter(None, args.baselines.split(",")):
@@ -123,29 +139,25 @@ def main(argv=None):
         for n_terms in (int(t) for t in args.terms.split(",")):
             for name, kind, make in runs:
                 if isinstance(kind, int):  # a baseline with its own number of terms: once
-                    if any(r["row"] == name and r["stage"] == args.stage for r in rows):
+                    if any(r["row"] == name and r["stage"] == stage for r in rows):
                         continue
                     cols_terms, key_terms = None, None
                 else:
                     cols_terms, key_terms = n_terms, n_terms
                 c0 = time.process_time()
-                if cols_terms is None:
-                    S = np.column_stack([make().fit(split.X_fit, split.Y_fit[:, j]).decision_function(split.X_eval)
-                                         for j in range(len(data.categories))])
-                else:
-                    S = scores(data, split, cols_terms, make)
-                row = {"corpus": args.corpus, "stage": args.stage, "n_terms": key_terms, "row": name,
-                       "micro_breakeven": round(100 * micro_breakeven(split.Y_eval, S), 4),
+                S = stage_scores(data, args.stage, cols_terms, make)
+                row = {"corpus": args.corpus, "stage": stage, "n_terms": key_terms, "row": name,
+                       "micro_breakeven": round(100 * micro_breakeven(Y_eval, S), 4),
                        "per_class": dict(zip(data.categories,
-                                             np.round(100 * per_class_breakeven(split.Y_eval, S), 4).tolist())),
+                                             np.round(100 * per_class_breakeven(Y_eval, S), 4).tolist())),
                        "cpu_seconds": round(time.process_time() - c0, 2)}
-                rows = [r for r in rows if (r["stage"], r["n_terms"], r["row"]) != (args.stage, key_terms, name)]
+                rows = [r for r in rows if (r["stage"], r["n_terms"], r["row"]) != (stage, key_terms, name)]
                 rows.append(row)
-                print(f"{args.stage} {key_terms} {name} micro {row['micro_breakeven']:.2f} "
+                print(f"{stage} {key_terms} {name} micro {row['micro_breakeven']:.2f} "
                       f"cpu {row['cpu_seconds']:.1f}", flush=True)
                 if args.json:
                     Path(args.json).write_text(json.dumps(rows, indent=1))
-    print(table([r for r in rows if r["stage"] == args.stage]))
+    print(table([r for r in rows if r["stage"] == stage]))
 
 
 if __name__ == "__main__":

@@ -160,6 +160,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         n_direct=0,
         n_features=30,
         tree_terms=TREE_TERMS_DEFAULT,
+        children_N0=CLASS_CHILDREN_N0,
         selection="ig",
         n_restarts=64,
         tol=1e-4,
@@ -184,6 +185,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.n_direct = n_direct
         self.n_features = n_features
         self.tree_terms = tree_terms
+        self.children_N0 = children_N0
         self.selection = selection
         self.n_restarts = n_restarts
         self.tol = tol
@@ -247,7 +249,10 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.feature_scores_ = np.asarray(self.feature_scores_)[order]
         Xb = Xb[:, order]
         names = [names[i] for i in order]
-        self.class_children_ = ClassChildren.fit(Xb[:, T:], y)
+        N0 = self.children_N0
+        if isinstance(N0, bool) or not isinstance(N0, (int, float, np.integer, np.floating)) or not 0 < N0 < 1e6:
+            raise ValueError(f"children_N0 must be a number in (0, 1e6), got {N0!r}")
+        self.class_children_ = ClassChildren.fit(Xb[:, T:], y, float(N0))
         self.class_children_names_ = names[T:]
         return Xb[:, :T], names[:T]
 
@@ -483,6 +488,10 @@ _PARAMS_DOC = """
         Reuters-21578 and OHSUMED (ten classes each, HBN-OR at Table 4.1's B and alpha) the thesis's
         tree falls from 81.5 / 61.9 at 30 terms to 76.0 / 54.0 at 300, 50 terms in the tree give
         78.1 / 74.7 (naive Bayes 78.4 / 74.1; ``benchmarks/results/hbn_any_corpus.md``).
+    children_N0 : float, default=0.1
+        Pseudo-count per state of the class's naive-Bayes children (``tree_terms``): their
+        P(F = 1 | C = c) is (n + N0) / (N + 2 N0), the thesis's N0 smoothing; a larger value draws
+        each weak term's log-ratio toward 0.
     selection : str, default="ig"
         Term scoring method for the selection.
     n_restarts : int, default=64

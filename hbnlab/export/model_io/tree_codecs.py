@@ -309,7 +309,8 @@ def _read_state_selection(sel, r: StateReader, tree):
 #: hyper-parameters of HierarchicalBNClassifier / HierarchicalNBClassifier (callbacks excluded)
 _TREE_PARAMS = ("B", "alpha", "clustering", "n_features", "selection", "n_restarts", "tol", "max_iter", "stopping",
                 "criterion", "pseudo_count", "feature_names", "class_name", "random_state", "n_direct",
-                "hidden_states", "acceleration", "screen_iter", "screen_keep", "init", "tree_terms")
+                "hidden_states", "acceleration", "screen_iter", "screen_keep", "init", "tree_terms",
+                "children_N0")
 
 
 # --------------------------------------------------------------------------- the codecs
