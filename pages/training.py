@@ -15,17 +15,17 @@ from hbnlab.pipeline.config import (
     TREE_TERMS_MAX,
 )
 
-#: Widget keys of the EM speed group (written to the config as they change) and of the hidden states:
-#: a preset sets them, so their widgets forget what they held.
+#: Widget keys of the EM speed group and of the form: a preset fills them from the config it sets (so
+#: the form shows what the preset ran, and a later Train runs what the form shows).
 PRESET_WIDGET_KEYS = ("t_em_acceleration", "t_screen_iter", "t_screen_keep", "t_hnb_init", "t_hidden_states",
-                      "t_tree_terms")
+                      "t_tree_terms", "t_classes", "t_classifiers", "t_restarts", "t_seed", "t_stage")
 
 cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
                          "reload the page or open a second tab — the jobs and their models are kept on disk.")
 data = widgets.load_experiment(cfg)
 widgets.synthetic_notice(data.synthetic)
 
-st.markdown("**Presets** — one click trains and evaluates on the test set")
+st.markdown("**Presets** — one click fills the form and trains it, evaluated on the test set")
 for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     if col.button(preset.title, key=f"t_preset_{name}", help=preset.description, icon=":material/bolt:",
                   width="stretch"):
@@ -39,7 +39,8 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
                                                  f"{', '.join(data.categories)}")
         state.remember(state.LAST_TRAIN_JOB, job_id)
         where = widgets.md_escape(services.config_corpus_label(cfg))
-        state.remember(state.TRAIN_NOTE, f"Submitted job #{job_id} ({preset.title}) on {where}.")
+        state.remember(state.TRAIN_NOTE, f"Submitted job #{job_id} ({preset.title}) on {where}. The form below "
+                                          "now holds its settings; Train runs what the form shows.")
         st.rerun()
 
 with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",

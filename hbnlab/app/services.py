@@ -375,12 +375,13 @@ def reuters_available() -> bool:
 
 def preset_changes(name: str, cfg: ExperimentConfig) -> dict:
     """The config changes of preset ``name`` (:data:`hbnlab.pipeline.config.PRESETS`) for the current
-    config: its corpus when that is available, else the current corpus."""
+    config: the preset's corpus only in place of the built-in synthetic one (and when it is
+    available); an upload or Reuters stays the corpus."""
     from hbnlab.pipeline.config import PRESETS
 
     preset = PRESETS[name]
     changes = dict(preset.changes)
-    if preset.corpus == "reuters" and cfg.corpus != "reuters" and reuters_available():
+    if preset.corpus == "reuters" and cfg.corpus == "synthetic" and reuters_available():
         changes.update(corpus="reuters", reuters_dir="")
     return changes
 
