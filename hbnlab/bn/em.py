@@ -110,6 +110,7 @@ from hbnlab.bn import hnb_kernels as HK
 from hbnlab.bn import kernels as K
 from hbnlab.bn.params import TreeParameters, cpt_shape
 from hbnlab.bn.structure import CLASS, FEATURE, TreeStructure
+from hbnlab.bounds import N_RESTARTS
 
 STOPPING = ("absolute", "relative")
 ACCELERATIONS = (None, "squarem")
@@ -408,8 +409,7 @@ def fit_hnb_from_hbn(tree: TreeStructure, X, y, *, sample_weight=None, **options
 
 def _check_options(n_restarts, tol, max_iter, stopping, criterion, pseudo_count, acceleration=None,
                    screen_iter=0, screen_keep=8):
-    if not isinstance(n_restarts, (int, np.integer)) or n_restarts < 1:
-        raise ValueError(f"n_restarts must be a positive integer, got {n_restarts!r}")
+    N_RESTARTS.check(n_restarts)
     if not np.isfinite(tol) or tol < 0:
         raise ValueError(f"tol must be a non-negative number, got {tol!r}")
     if not isinstance(max_iter, (int, np.integer)) or max_iter < 0:

@@ -32,11 +32,12 @@ import numpy as np
 
 from hbnlab._validation import HbnlabError
 from hbnlab.bn.structure import FEATURE, TreeStructure
+from hbnlab.bounds import MAX_PARENTS
+from hbnlab.bounds import MAX_TABLE_ROWS as MAX_ROWS
 
-#: the largest number of nodes below one node an HBN table may have (2**20 rows)
-MAX_PARENTS = 20
-#: the largest number of rows of one table (2**20: the binary bound of MAX_PARENTS)
-MAX_ROWS = 2**20
+#: :data:`MAX_PARENTS`: the largest number of nodes below one node an HBN table may have;
+#: :data:`MAX_ROWS`: the largest number of rows of one table (2**20: the binary bound of MAX_PARENTS),
+#: both declared in :mod:`hbnlab.bounds`.
 #: rows of a table must sum to one within this absolute tolerance
 ROW_SUM_ATOL = 1e-6
 

@@ -5,10 +5,12 @@ import argparse
 import json
 from pathlib import Path
 
+from hbnlab import bounds
 from hbnlab._validation import HbnlabError
 
 __all__ = ["CLIError", "NO_CACHE_ENV", "add_corpus_options", "add_validation_options", "validation_kwargs",
-           "check_corpus_arg", "corpus_from_args", "parse_list", "parse_categories", "parse_param_items", "write_json"]
+           "check_corpus_arg", "check_learner_params", "corpus_from_args", "parse_list", "parse_categories",
+           "parse_param_items", "write_json"]
 
 #: The store's off switch (:data:`hbnlab.pipeline.store.NO_CACHE_ENV`, kept here so that
 #: ``hbnlab --help`` does not import the library).
@@ -87,10 +89,11 @@ def parse_categories(text: str | None, corpus) -> list[str] | None:
 
 
 def check_corpus_arg(args) -> None:
-    """Refuse a ``--corpus`` path that does not exist and a too small ``--synthetic-size``, naming the option."""
+    """Refuse a ``--corpus`` path that does not exist and a ``--synthetic-size`` outside
+    :data:`hbnlab.bounds.SYNTHETIC_SIZE`, naming the option."""
     size = getattr(args, "synthetic_size", 3000)
-    if args.corpus in ("synthetic", "synthetic-hierarchy") and size < 8:
-        raise CLIError(f"--synthetic-size must be >= 8, got {size}")
+    if args.corpus in ("synthetic", "synthetic-hierarchy") and size not in bounds.SYNTHETIC_SIZE:
+        raise CLIError(f"--synthetic-size must be {bounds.SYNTHETIC_SIZE.describe()}, got {size}")
     if args.corpus not in (None, "synthetic", "synthetic-hierarchy", "reuters") and not Path(args.corpus).exists():
         raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
 
@@ -136,6 +139,29 @@ def write_json(path: str | None, obj) -> None:
 
     write_text_atomic(Path(path), json.dumps(clean(obj), indent=2))
     print(f"wrote {path}")
+
+
+def check_learner_params(name: str, params: dict, *, n_features=30, random_state: int = 0, flags=None):
+    """The estimator of learner ``name`` with ``params``, built and checked before any corpus is read:
+    an unknown parameter, and for the tree learners the bounds of :func:`hbnlab.bounds.check_tree_params`
+    (restarts, alpha, hidden states, an HBN's table rows), are a :class:`CLIError` naming the option
+    (``flags``: parameter -> the flag that set it; the others are named ``--param KEY``)."""
+    from hbnlab._validation import check_branching_factor
+    from hbnlab.models.catalog import learner, make_classifier, tree_parts
+    from hbnlab.models.hbn import check_hidden_states
+
+    flags = dict(flags or {})
+    names = {k: flags.get(k, f"--param {k}") for k in ("B", "alpha", "n_restarts", "hidden_states")}
+    try:
+        est = make_classifier(name, n_features, params, random_state)
+        if learner(name).is_tree:
+            B = check_branching_factor(est.B, name=names["B"])
+            hs = check_hidden_states(est.hidden_states)
+            bounds.check_tree_params(B=B, alpha=est.alpha, n_restarts=est.n_restarts, hidden_states=hs,
+                                     direction=tree_parts(name)[0], names=names, what=learner(name).name)
+    except (TypeError, ValueError) as e:
+        raise CLIError(str(e)) from None
+    return est
 
 
 def parse_param_items(items) -> dict:

@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg, parse_param_items
+from hbnlab.bounds import SEED
+from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg, check_learner_params, parse_param_items
 
 __all__ = ["register", "cmd_train", "cmd_export_model", "cmd_predict", "cmd_run", "cmd_report", "evidence_names"]
 
@@ -47,14 +48,19 @@ def cmd_train(args) -> int:
     except ValueError as e:
         raise CLIError(f"--classifier: {e}") from None
     params = parse_param_items(args.param)
+    flags = {}
     for opt, val in (("B", args.B), ("alpha", args.alpha), ("n_restarts", args.n_restarts)):
         if val is None:
             continue
+        flags[opt] = f"--{opt.replace('_', '-')}"
         if not is_tree_learner(name):
-            raise CLIError(f"--{opt.replace('_', '-')} applies to the hbn-*/hnb-* classifiers, not {args.classifier!r}")
+            raise CLIError(f"{flags[opt]} applies to the hbn-*/hnb-* classifiers, not {args.classifier!r}")
         params[opt] = val
     if args.n_features < 1:
         raise CLIError(f"--n-features must be >= 1, got {args.n_features}")
+    SEED.check(args.random_state, name="--random-state")
+    # every bound is checked before the corpus is read or anything allocated
+    check_learner_params(name, params, n_features=args.n_features, random_state=args.random_state, flags=flags)
     spec = _corpus_spec(args)
     t0 = time.perf_counter()
     corpus = spec.load()

@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from hbnlab.bounds import N_RESTARTS
 from hbnlab.cli.common import (
     CLIError,
     add_corpus_options,
     add_validation_options,
+    check_learner_params,
     corpus_from_args,
     parse_categories,
     parse_list,
@@ -101,6 +103,8 @@ def cmd_reproduce(args) -> int:
     target = args.target.lower()
     if target not in rep.TARGETS:
         raise CLIError(f"unknown target {args.target!r}; expected one of {', '.join(rep.TARGETS)}")
+    if args.n_restarts is not None:
+        N_RESTARTS.check(args.n_restarts, name="--n-restarts")
     if args.collection is not None and not target.startswith("decampos-table-"):
         raise CLIError(f"--collection applies to decampos-table-1 only, not to {target}")
     protocol, given = _protocol_from_args(args)
@@ -179,10 +183,11 @@ def cmd_tree(args) -> int:
     name = args.classifier.upper()
     if not is_tree_learner(name):
         raise CLIError(f"--classifier must be one of {[n.lower() for n in TREE_LEARNERS]}")
+    params = {k: v for k, v in (("B", args.B), ("alpha", args.alpha)) if v is not None}
+    check_learner_params(name, params, n_features=args.n_features, flags={"B": "--B", "alpha": "--alpha"})
     corpus = corpus_from_args(args)
     if args.label not in corpus.categories():
         raise CLIError(f"class {args.label!r} is not a category of corpus {corpus.name!r}")
-    params = {k: v for k, v in (("B", args.B), ("alpha", args.alpha)) if v is not None}
     data = prepare_cached(corpus, categories=[args.label], require_test=False)
     est = fit_unit(data, args.label, name, n_features=args.n_features, params=params,
                    random_state=args.seed).estimator

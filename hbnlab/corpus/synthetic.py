@@ -34,6 +34,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from hbnlab.bounds import SYNTHETIC_SIZE
+
 from .base import Corpus, Document
 
 _CLASS_NAMES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
@@ -91,9 +93,11 @@ def _vocabulary(n_groups_total: int, words_per_group: int, n_noise: int) -> tupl
     return groups, noise
 
 
-def _check_int(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+def _check_int(name: str, value, minimum: int, maximum: int | None = None) -> int:
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum
+            or (maximum is not None and value > maximum)):
+        rng = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
+        raise ValueError(f"{name} must be an integer {rng}, got {value!r}")
     return int(value)
 
 
@@ -156,7 +160,7 @@ def make_synthetic_corpus(*, n_documents: int = 3000, n_classes: int = 4, n_grou
     G = _check_int("n_groups_per_class", n_groups_per_class, 1)
     W = _check_int("words_per_group", words_per_group, 2)
     M = _check_int("n_noise_words", n_noise_words, 1)
-    N = _check_int("n_documents", n_documents, 2 * K)
+    N = _check_int("n_documents", n_documents, 2 * K, SYNTHETIC_SIZE.hi)
     if not (isinstance(test_fraction, (int, float)) and 0.0 <= float(test_fraction) < 1.0):
         raise ValueError(f"test_fraction must be a number in [0, 1), got {test_fraction!r}")
     n_test = int(round(N * float(test_fraction)))

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from hbnlab.bounds import SYNTHETIC_SIZE
+
 from .base import Corpus, Document
 from .synthetic import (
     EXTRA_COUNT_MEAN,
@@ -90,7 +92,7 @@ def make_hierarchical_corpus(*, n_documents: int = 2000, n_topics: int = 3, n_su
     LW = _check_int("subtopic_words", subtopic_words, 1)
     M = _check_int("n_noise_words", n_noise_words, 1)
     K = T * S
-    N = _check_int("n_documents", n_documents, 2 * K)
+    N = _check_int("n_documents", n_documents, 2 * K, SYNTHETIC_SIZE.hi)
     if not (isinstance(test_fraction, (int, float)) and 0.0 < float(test_fraction) < 1.0):
         raise ValueError(f"test_fraction must be a number in (0, 1), got {test_fraction!r}")
     n_test = int(round(N * float(test_fraction)))

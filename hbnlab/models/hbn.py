@@ -21,6 +21,7 @@ from hbnlab._validation import as_binary, check_branching_factor
 from hbnlab.bn import em as _em
 from hbnlab.bn import inference as _inf
 from hbnlab.bn.structure import TreeStructure
+from hbnlab.bounds import HIDDEN_STATES, check_tree_params
 from hbnlab.clustering import construct_tree
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
@@ -261,6 +262,8 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         names = self._selected_names(X.shape[1])
         Xb, names = self._split_terms(Xb, y, names)
         hs = check_hidden_states(self.hidden_states)
+        B, alpha = self._structure_params()
+        check_tree_params(B=B, alpha=alpha, n_restarts=self.n_restarts, hidden_states=hs, direction=self._direction)
         tree = self._build_tree(Xb, y, names)
         options = dict(n_restarts=self.n_restarts, tol=self.tol, max_iter=self.max_iter,
                        stopping=self.stopping, criterion=self.criterion, pseudo_count=self.pseudo_count,
@@ -403,14 +406,15 @@ def check_tree_terms(value):
 
 
 def check_hidden_states(value):
-    """``hidden_states``: an integer >= 2, ``"auto"`` or ``"auto-holdout"`` (returned as an int or
-    the string; ``ValueError`` naming the parameter otherwise)."""
+    """``hidden_states``: an integer in :data:`hbnlab.bounds.HIDDEN_STATES`, ``"auto"`` or
+    ``"auto-holdout"`` (returned as an int or the string; ``ValueError`` naming the parameter otherwise)."""
     if isinstance(value, str):
         if value in HIDDEN_STATE_SEARCHES:
             return value
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 2:
+    elif value in HIDDEN_STATES:
         return int(value)
-    raise ValueError(f"hidden_states must be an integer >= 2, 'auto' or 'auto-holdout', got {value!r}")
+    raise ValueError(f"hidden_states must be an integer in {HIDDEN_STATES.lo}..{HIDDEN_STATES.hi}, 'auto' or "
+                     f"'auto-holdout', got {value!r}")
 
 
 def parse_hidden_states(text: str):
@@ -421,7 +425,8 @@ def parse_hidden_states(text: str):
     try:
         return int(text)
     except ValueError:
-        raise ValueError(f"{text!r} is not a number of states (an integer >= 2, auto or auto-holdout)") from None
+        raise ValueError(f"{text!r} is not a number of states (an integer in {HIDDEN_STATES.lo}..{HIDDEN_STATES.hi}, "
+                         "auto or auto-holdout)") from None
 
 
 def oversized_hidden_states(k, B: int, max_B: int) -> str | None:

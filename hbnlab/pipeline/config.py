@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, fields
 
-from hbnlab.bn.params import MAX_ROWS as MAX_TABLE_ROWS
+from hbnlab import bounds
+from hbnlab.bounds import MAX_TABLE_ROWS
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS, parse_hidden_states
 from hbnlab.models.hbn import TREE_TERMS_DEFAULT as _TREE_TERMS_DEFAULT
@@ -32,9 +33,9 @@ SELECTION_SCOPES = ("local", "global")
 #: EM acceleration of the tree learners ("none" is plain EM, the thesis's; :mod:`hbnlab.bn.em`).
 EM_ACCELERATIONS = ("none", "squarem")
 #: Range of the E-step count after which the weaker EM restarts are dropped (0: no screening).
-SCREEN_ITER_RANGE = (0, 50)
+SCREEN_ITER_RANGE = (bounds.SCREEN_ITER.lo, bounds.SCREEN_ITER.hi)
 #: Range of the number of restarts screening keeps.
-SCREEN_KEEP_RANGE = (1, 1024)
+SCREEN_KEEP_RANGE = (bounds.SCREEN_KEEP.lo, bounds.SCREEN_KEEP.hi)
 #: Where the hierarchical naive Bayes's EM starts ("random": the thesis's random restarts; "hbn": one
 #: restart from the HBN on the same tree): ``init`` of :class:`hbnlab.models.hbn.HierarchicalNBClassifier`.
 HNB_INITS = INITS
@@ -44,7 +45,7 @@ EM_SPEED_DEFAULTS = {"em_acceleration": "none", "screen_iter": 0, "screen_keep":
 #: The tree learners' hidden nodes: a number of states (2, binary, is the thesis's) or a search that
 #: chooses one per node (``hidden_states`` of :class:`hbnlab.models.hbn.HierarchicalBNClassifier`).
 HIDDEN_STATES_DEFAULT = 2
-HIDDEN_STATES_MAX = 8
+HIDDEN_STATES_MAX = bounds.HIDDEN_STATES.hi
 #: The largest HBN table (rows: configurations of a node's parents) the thesis's binary trees reach
 #: with B up to 15; above it a k-state tree's EM enumerates many more rows for every pattern.
 LARGE_TABLE_ROWS = 2 ** 15
@@ -55,7 +56,7 @@ HIDDEN_STATES_CHOICES = (*range(2, HIDDEN_STATES_MAX + 1), *HIDDEN_STATE_SEARCHE
 #: the class; ``tree_terms`` of :class:`hbnlab.models.hbn.HierarchicalBNClassifier`); 0 puts every
 #: term in the tree, the thesis's model.
 TREE_TERMS_DEFAULT = _TREE_TERMS_DEFAULT
-TREE_TERMS_MAX = 5000
+TREE_TERMS_MAX = bounds.TREE_TERMS.hi
 OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT, "tree_terms": TREE_TERMS_DEFAULT}
 #: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
 VALIDATION_METHODS = ("auto", "date", "stratified")
@@ -85,23 +86,19 @@ def direction_of(algorithm: str) -> str:
 
 
 def hbn_table_rows(algorithm: str, B: int, hidden_states) -> int:
-    """The rows of the largest table of an HBN learner with hidden nodes of ``hidden_states``
-    states (an HBN node has up to B parents): k ** B; 0 for the other learners (an HNB's tables
-    have k rows whatever B is) and for a search (``"auto"`` changes one node at a time)."""
+    """The rows of the largest table of an HBN learner (:func:`hbnlab.bounds.hbn_table_rows`); 0 for
+    the other learners (an HNB's tables have k rows whatever B is)."""
     name = str(algorithm).upper()
-    if name not in STRUCTURE_ALGORITHMS or direction_of(name) != "hbn" or not isinstance(hidden_states, int):
+    if name not in STRUCTURE_ALGORITHMS or direction_of(name) != "hbn":
         return 0
-    return hidden_states ** int(B)
+    return bounds.hbn_table_rows(B, hidden_states)
 
 
 def check_table_size(algorithm: str, B: int, hidden_states) -> None:
     """Refuse an HBN learner whose hidden nodes of ``hidden_states`` states under ``B`` parents
-    would have more table rows (k ** B) than a fit accepts, naming both settings."""
-    rows = hbn_table_rows(algorithm, B, hidden_states)
-    if rows > MAX_TABLE_ROWS:
-        raise ValueError(f"{str(algorithm).upper()} with {hidden_states} hidden states at B = {B}: a node's table "
-                         f"would have {rows:,} rows, more than the {MAX_TABLE_ROWS:,} a fit accepts; choose a "
-                         "smaller B or fewer states")
+    would have more table rows (k ** B) than a fit accepts (:func:`hbnlab.bounds.check_table_rows`)."""
+    if hbn_table_rows(algorithm, B, hidden_states):
+        bounds.check_table_rows(B, hidden_states, what=str(algorithm).upper())
 
 
 def is_hnb(name: str) -> bool:
@@ -241,6 +238,9 @@ class ExperimentConfig:
                 rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
                 raise ValueError(f"{name} must be an integer {rng}, got {v!r}")
 
+        def bounded(name, bound):
+            bound.check(getattr(self, name), name=name)
+
         choice("corpus", CORPUS_SOURCES)
         choice("synthetic_model", SYNTHETIC_MODELS)
         choice("upload_encoding", UPLOAD_ENCODINGS)
@@ -249,15 +249,15 @@ class ExperimentConfig:
         choice("selection", SELECTION_METHODS)
         choice("scope", SELECTION_SCOPES)
         choice("algorithm", STRUCTURE_ALGORITHMS)
-        integer("synthetic_seed", 0)
-        integer("synthetic_size", 20, 200_000)
-        integer("min_df", 1)
-        integer("n_features", 1, 5000)
+        bounded("synthetic_seed", bounds.SEED)
+        bounded("synthetic_size", bounds.SYNTHETIC_SIZE)
+        bounded("min_df", bounds.MIN_DF)
+        bounded("n_features", bounds.N_FEATURES)
         integer("n_categories", 1)
-        integer("n_restarts", 1, 1024)
+        bounded("n_restarts", bounds.N_RESTARTS)
         choice("em_acceleration", EM_ACCELERATIONS)
-        integer("screen_iter", *SCREEN_ITER_RANGE)
-        integer("screen_keep", *SCREEN_KEEP_RANGE)
+        bounded("screen_iter", bounds.SCREEN_ITER)
+        bounded("screen_keep", bounds.SCREEN_KEEP)
         choice("hnb_init", HNB_INITS)
         hs = self.hidden_states
         if not (hs in HIDDEN_STATE_SEARCHES if isinstance(hs, str)
@@ -267,8 +267,8 @@ class ExperimentConfig:
         if self.hnb_init == "hbn" and isinstance(self.hidden_states, str):
             raise ValueError(f"hnb_init='hbn' needs a number of hidden states, got hidden_states="
                              f"{self.hidden_states!r} (start the HNB at random, or fix the number of states)")
-        integer("tree_terms", 0, TREE_TERMS_MAX)
-        integer("random_state", 0)
+        bounded("tree_terms", bounds.TREE_TERMS)
+        bounded("random_state", bounds.SEED)
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
             raise ValueError(f"cv must be 0 (a hold-out split) or an integer in 2..{CV_MAX} (folds), got {self.cv!r}")

@@ -388,7 +388,7 @@ def test_result_is_json_able_and_bad_options_are_named():
     assert TreeParameters.from_dict(d["params"]).tree == tree
     assert d["settings"]["n_patterns"] <= 200
     for kw, msg in [
-        ({"n_restarts": 0}, "n_restarts must be a positive integer, got 0"),
+        ({"n_restarts": 0}, "n_restarts must be an integer in 1..1024, got 0"),
         ({"tol": -1}, "tol must be a non-negative number, got -1"),
         ({"max_iter": 2.5}, "max_iter must be a non-negative integer, got 2.5"),
         ({"stopping": "rel"}, "stopping must be one of .*'rel'"),

@@ -20,7 +20,7 @@ BAD = [
     (["reproduce", "table-4.10", "--corpus", "synthetic", "--tune-B", "3,12"], "--tune-B needs --tune"),
     (["reproduce", "table-4.10", "--corpus", "synthetic", "--tune-k", "2,3"], "--tune-k needs --tune"),
     (["reproduce", "table-4.10", "--corpus", "synthetic", "--tune", "--tune-k", "2,x"],
-     "--tune-k: 'x' is not a number of states (an integer >= 2, auto or auto-holdout)"),
+     "--tune-k: 'x' is not a number of states (an integer in 2..8, auto or auto-holdout)"),
     (["reproduce", "table-4.10", "--corpus", "synthetic", "--tune", "--tune-B", "3,1"],
      "--tune-B: B grid [3, 1]: branching factor B must be an integer >= 2, got 1"),
     (["corpus-info", "--corpus", "no/such/dir"], "no such file or directory"),

@@ -25,7 +25,7 @@ def test_parse_states():
 
 
 @pytest.mark.parametrize("value, B, message", [
-    ("1", "3,5", "hidden_states must be an integer >= 2, 'auto' or 'auto-holdout', got 1"),
+    ("1", "3,5", "hidden_states must be an integer in 2..8, 'auto' or 'auto-holdout', got 1"),
     ("3,3", "3,5", "hidden_states must be a non-empty list of distinct values, got [3, 3]"),
     ("best", "3,5", "--hidden-states: 'best' is not a number of states"),
     ("3", "7,9", "hidden_states [3] with B [7, 9]: every table is above 2 ** 9 rows"),  # 3 ** 7 = 2187

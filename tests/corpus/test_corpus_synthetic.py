@@ -153,7 +153,7 @@ def test_small_corpora_have_every_class_in_both_splits():
     "kw, message",
     [
         ({"n_classes": 1}, r"n_classes must be an integer >= 2, got 1"),
-        ({"n_documents": 7, "n_classes": 4}, r"n_documents must be an integer >= 8, got 7"),
+        ({"n_documents": 7, "n_classes": 4}, r"n_documents must be an integer in 8..200000, got 7"),
         ({"words_per_group": 1}, r"words_per_group must be an integer >= 2, got 1"),
         ({"n_groups_per_class": 0}, r"n_groups_per_class must be an integer >= 1, got 0"),
         ({"n_noise_words": 2.5}, r"n_noise_words must be an integer >= 1, got 2\.5"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hbnlab._validation import HbnlabError, check_branching_factor
+from hbnlab.bounds import ALPHA, N_RESTARTS
 from hbnlab.corpus.splits import VALIDATION_METHODS
 from hbnlab.experiments.paper_values import THESIS_ALPHA_GRIDS, THESIS_B_GRID
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, is_tree_learner, learner, tree_learner_name
@@ -147,8 +148,8 @@ class SweepConfig:
             if not vals or len(set(vals)) != len(vals):
                 raise SweepError(f"alpha grid of {k!r} must be a non-empty list of distinct values, got {list(vals)}")
             for a in vals:
-                if not math.isfinite(a) or a < 0:
-                    raise SweepError(f"alpha of {k!r} must be finite and >= 0, got {a!r}")
+                if a not in ALPHA:
+                    raise SweepError(f"alpha of {k!r} must be {ALPHA.describe()}, got {a!r}")
             clean[k] = vals
         object.__setattr__(self, "alpha", clean)
         nfs = tuple(self.n_features)
@@ -163,9 +164,8 @@ class SweepConfig:
         object.__setattr__(self, "hidden_states", _distinct_grid("hidden_states", ks, check_hidden_states))
         if self.choose not in CHOOSE_MODES:
             raise SweepError(f"choose must be one of {CHOOSE_MODES}, got {self.choose!r}")
-        nr = self.n_restarts
-        if isinstance(nr, bool) or not isinstance(nr, (int, np.integer)) or nr < 1:
-            raise SweepError(f"n_restarts must be an integer >= 1, got {self.n_restarts!r}")
+        if self.n_restarts not in N_RESTARTS:
+            raise SweepError(f"n_restarts must be {N_RESTARTS.describe()}, got {self.n_restarts!r}")
         object.__setattr__(self, "n_restarts", int(self.n_restarts))
         if not (isinstance(self.tol, (int, float)) and math.isfinite(self.tol) and self.tol > 0):
             raise SweepError(f"tol must be a finite number > 0, got {self.tol!r}")
