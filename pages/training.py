@@ -34,13 +34,13 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
             st.session_state.pop(key, None)
         with widgets.readable_errors():
             data = widgets.load_experiment(cfg)
-            job_id = services.submit_train(cfg, classes=data.categories, stage="test",
-                                           label=f"{preset.title}: {', '.join(cfg.classifiers)} on "
-                                                 f"{', '.join(data.categories)}")
+            job_id, already = widgets.submit_job(
+                services.submit_train, cfg, classes=data.categories, stage="test",
+                label=f"{preset.title}: {', '.join(cfg.classifiers)} on {', '.join(data.categories)}")
         state.remember(state.LAST_TRAIN_JOB, job_id)
         where = widgets.md_escape(services.config_corpus_label(cfg))
-        state.remember(state.TRAIN_NOTE, f"Submitted job #{job_id} ({preset.title}) on {where}. The form below "
-                                          "now holds its settings; Train runs what the form shows.")
+        state.remember(state.TRAIN_NOTE, already or f"Submitted job #{job_id} ({preset.title}) on {where}. The form "
+                                                    "below now holds its settings; Train runs what the form shows.")
         st.rerun()
 
 with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
@@ -78,7 +78,7 @@ with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
         cfg = state.update_config(em_acceleration=acceleration, screen_iter=int(screen_iter),
                                   screen_keep=int(screen_keep), hnb_init=hnb_init)
 
-with st.form("train_form"):
+with st.form("train_form", enter_to_submit=False):  # Enter in a number field must not start a job
     c1, c2 = st.columns(2)
     classes = c1.multiselect("Classes", data.categories, default=data.categories, key="t_classes")
     chosen = c2.multiselect("Classifiers", CLASSIFIERS, default=[c for c in cfg.classifiers if c in CLASSIFIERS],
@@ -140,9 +140,10 @@ if submitted:
                                       hidden_states=hidden_states, tree_terms=int(tree_terms),
                                       random_state=int(seed))
         with widgets.readable_errors():
-            job_id = services.submit_train(cfg, classes=classes, classifiers=chosen, stage=stage)
+            job_id, already = widgets.submit_job(services.submit_train, cfg, classes=classes, classifiers=chosen,
+                                                 stage=stage)
         state.remember(state.LAST_TRAIN_JOB, job_id)
-        note = f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es)."
+        note = already or f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es)."
 widgets.submission_note(state.TRAIN_NOTE, note)
 
 st.subheader("Jobs")

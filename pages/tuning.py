@@ -38,11 +38,12 @@ if submitted:
             raise ValueError("choose at least one B value, one number of terms, one number of hidden states and "
                              "one class")
         k_grid = [k for k in HIDDEN_STATES_CHOICES if k in k_values]
-        job_id = services.submit_tune(cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes,
-                                      hidden_states_values=None if k_grid == [cfg.hidden_states] else k_grid)
+        job_id, already = widgets.submit_job(
+            services.submit_tune, cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes,
+            hidden_states_values=None if k_grid == [cfg.hidden_states] else k_grid)
         state.remember(state.LAST_TUNE_JOB, job_id)
-        note = (f"Submitted tuning job #{job_id}: {len(B_values) * len(alphas) * len(nf_values) * len(k_grid)} "
-                f"cells x {len(classes)} classes.")
+        n_cells = len(B_values) * len(alphas) * len(nf_values) * len(k_grid)
+        note = already or f"Submitted tuning job #{job_id}: {n_cells} cells x {len(classes)} classes."
 widgets.submission_note(state.TUNE_NOTE, note)
 
 st.subheader("Jobs")
@@ -75,9 +76,10 @@ if "tied_with_best" in cells:
 if st.button("Train the best cell on the full training set", type="primary", key="u_train_best"):
     new = state.set_config(services.config_with_cell(result))
     with widgets.readable_errors():
-        tid = services.submit_train(new, classes=result["classes"], classifiers=[result["classifier"]])
+        tid, already = widgets.submit_job(services.submit_train, new, classes=result["classes"],
+                                          classifiers=[result["classifier"]])
     state.remember(state.LAST_TRAIN_JOB, tid)
-    st.success(f"Submitted training job #{tid} with B = {best['B']}, alpha = {best['alpha']:g}{states}; "
+    st.success(already or f"Submitted training job #{tid} with B = {best['B']}, alpha = {best['alpha']:g}{states}; "
                "follow it on the Training page.")
 per_class = services.per_class_frame(result)
 if not per_class.empty:
@@ -90,11 +92,11 @@ if not per_class.empty:
                "more optimistic of the two — the test split decides.")
     if st.button("Train each class with its own best cell", key="u_train_per_class"):
         with widgets.readable_errors():
-            tid = services.submit_train(services.config_with_cell(result), classes=result["classes"],
-                                        classifiers=[result["classifier"]],
-                                        class_settings=services.per_class_settings(result),
-                                        label=f"train {result['classifier']}, each class with its own best cell")
+            tid, already = widgets.submit_job(
+                services.submit_train, services.config_with_cell(result), classes=result["classes"],
+                classifiers=[result["classifier"]], class_settings=services.per_class_settings(result),
+                label=f"train {result['classifier']}, each class with its own best cell")
         state.remember(state.LAST_TRAIN_JOB, tid)
-        st.success(f"Submitted training job #{tid}; follow it on the Training page.")
+        st.success(already or f"Submitted training job #{tid}; follow it on the Training page.")
 with st.expander("All cells"):
     st.dataframe(cells, hide_index=True, key="u_cells")

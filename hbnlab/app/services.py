@@ -37,6 +37,7 @@ from hbnlab.app.views import compare as compare_view
 from hbnlab.app.views import learn as learn_view
 from hbnlab.app.views.corpus import config_corpus_label
 from hbnlab.export.report import build_report
+from hbnlab.jobs.spec import canonical_json
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
 from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig, check_table_size
@@ -96,12 +97,50 @@ def check_tunable(cfg: ExperimentConfig, classes=None) -> None:
                          f"{'it' if len(bad) == 1 else 'them'} from Classes, or choose k-fold cross-validation.")
 
 
+class DuplicateJob(Exception):
+    """A submission identical to a job that is still queued or running (a form submitted by Enter
+    in a number field and then by its button, a double click, a second tab): it is not queued
+    again.  ``job_id`` and ``state`` are the earlier job's."""
+
+    def __init__(self, job_id: int, state: str):
+        self.job_id, self.state = int(job_id), state
+        super().__init__(f"These settings are already {'running' if state == 'running' else 'queued'} as job "
+                         f"#{job_id}; no second job was started.")
+
+
+#: Parameters that differ between two submissions of the same work (where a job keeps its checkpoints).
+_NOT_CONTENT = ("checkpoint_dir",)
+_SUBMIT_LOCK = threading.Lock()
+
+
+def job_content(spec) -> str:
+    """What a job computes, as canonical JSON: its task, parameters (but the checkpoint directory)
+    and seed; its label is left out. Two jobs of equal content give the same result."""
+    params = {k: v for k, v in spec.params.items() if k not in _NOT_CONTENT}
+    return canonical_json({"kind": spec.kind, "params": params, "random_state": spec.random_state,
+                           "module": spec.module})
+
+
+def _submit_once(spec) -> int:
+    """Queue ``spec`` unless a workbench job of the same content (:func:`job_content`) is queued or
+    running: that one raises :class:`DuplicateJob`. An active job of the same content gives the same
+    result (same settings, same seed), however long ago it was submitted, so there is no time limit;
+    a finished one may be run again."""
+    content = job_content(spec)
+    with _SUBMIT_LOCK:  # two reruns of this process cannot both miss each other's job
+        for rec in registry().list(group=JOB_GROUP, states=("queued", "running")):
+            if job_content(rec.spec) == content:
+                raise DuplicateJob(rec.id, rec.state)
+        return runner().submit(spec)
+
+
 def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage: str = "test",
                  label: str | None = None, class_settings: dict | None = None) -> int:
     """Submit a "train" job for ``classes`` x ``classifiers`` (defaults: the config's); a
     validation-stage job on classes the split cannot score is refused first (:func:`check_tunable`).
     ``class_settings``: class -> its own ``n_features`` / ``B`` / ``alpha`` (a tuning job's best
-    cell per class, :func:`per_class_settings`)."""
+    cell per class, :func:`per_class_settings`).  A submission identical to a queued or running job
+    raises :class:`DuplicateJob` instead of starting a second one."""
     from hbnlab.jobs.spec import JobSpec
 
     if stage == "validation":
@@ -121,13 +160,14 @@ def submit_train(cfg: ExperimentConfig, *, classes=None, classifiers=None, stage
     who = ", ".join(classes) if classes else "all classes"
     spec = JobSpec("train", params, label=label or f"train {what} on {who}", group=JOB_GROUP,
                    random_state=cfg.random_state, module=TASK_MODULE)
-    return runner().submit(spec)
+    return _submit_once(spec)
 
 
 def submit_tune(cfg: ExperimentConfig, classifier: str, B_values, alpha_values, n_features_values=None,
                 classes=None, hidden_states_values=None) -> int:
     """Submit a "tune" job: the grid on the validation split or folds (refused first for classes
-    the split cannot score, :func:`check_tunable`)."""
+    the split cannot score, :func:`check_tunable`); one identical to a queued or running job raises
+    :class:`DuplicateJob`."""
     from hbnlab.jobs.spec import JobSpec
 
     check_tunable(cfg, classes)
@@ -144,7 +184,7 @@ def submit_tune(cfg: ExperimentConfig, classifier: str, B_values, alpha_values, 
     for k in params.get("hidden_states_values", [cfg.hidden_states]):
         check_table_size(classifier, max(params["B_values"]), k)
     spec = JobSpec("tune", params, label=label, group=JOB_GROUP, random_state=cfg.random_state, module=TASK_MODULE)
-    return runner().submit(spec)
+    return _submit_once(spec)
 
 
 def list_jobs(kind: str | None = None, states=None) -> list:

@@ -434,6 +434,16 @@ def submission_note(key: str, message: str | None = None) -> None:
         st.success(note)
 
 
+def submit_job(submit, *args, **kwargs) -> tuple[int, str | None]:
+    """``submit(*args, **kwargs)`` (:func:`services.submit_train` or :func:`services.submit_tune`):
+    ``(job id, None)`` for a new job; for settings already queued or running, the earlier job's id and
+    the message that says so (:class:`services.DuplicateJob`), so a second Enter or click starts nothing."""
+    try:
+        return submit(*args, **kwargs), None
+    except services.DuplicateJob as dup:
+        return dup.job_id, str(dup)
+
+
 def wait_note(job_id: int) -> None:
     st.info(f"Job #{job_id} is running in the background; its progress is in the table below.",
             icon=":material/hourglass_top:")
@@ -441,7 +451,7 @@ def wait_note(job_id: int) -> None:
 
 __all__ = ["page_frame", "sidebar_status", "synthetic_notice", "show_error", "readable_errors", "load_corpus",
            "load_experiment", "class_picker", "job_picker", "job_picker_key", "unit_picker", "job_table",
-           "corpus_description", "wait_note", "submission_note", "live_em_traces"]
+           "corpus_description", "submit_job", "wait_note", "submission_note", "live_em_traces"]
 
 
 def finished_job_outputs(key: str):

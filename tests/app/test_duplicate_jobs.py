@@ -1,0 +1,71 @@
+"""A second identical submission (Enter in a number field submits the form, then the Train click)
+starts nothing: it names the job of those settings that is already queued or running."""
+from __future__ import annotations
+
+import pytest
+from app_testutil import no_exceptions, submit_training
+
+from hbnlab.pipeline.config import ExperimentConfig
+
+CFG = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=2)
+
+
+@pytest.fixture
+def queue_only(data_home, monkeypatch):
+    """Jobs are queued in the registry and never picked up (they stay 'queued')."""
+    from hbnlab.app import services
+    from hbnlab.jobs.registry import RunRegistry
+
+    registry = RunRegistry(data_home / "queue-only")
+    monkeypatch.setattr(services, "registry", lambda: registry)
+    monkeypatch.setattr(services, "runner", lambda: registry)
+    return services
+
+
+def test_an_identical_submission_names_the_active_job_and_queues_nothing(queue_only):
+    services = queue_only
+    first = services.submit_train(CFG, classes=["alpha"], classifiers=["NB"])
+    with pytest.raises(services.DuplicateJob, match=f"already queued as job #{first}; no second job") as dup:
+        services.submit_train(CFG, classes=["alpha"], classifiers=["NB"], label="another label, same work")
+    assert (dup.value.job_id, dup.value.state) == (first, "queued")
+    assert [r.id for r in services.list_jobs()] == [first]
+
+    # anything that changes the work is a new job: classes, learners, stage, config, seed
+    others = [services.submit_train(CFG, classes=["alpha", "bravo"], classifiers=["NB"]),
+              services.submit_train(CFG, classes=["alpha"], classifiers=["NB", "HBN-OR"]),
+              services.submit_train(CFG, classes=["alpha"], classifiers=["NB"], stage="validation"),
+              services.submit_train(CFG.replace(n_restarts=3), classes=["alpha"], classifiers=["NB"]),
+              services.submit_train(CFG.replace(random_state=1), classes=["alpha"], classifiers=["NB"])]
+    assert len(set(others) | {first}) == 6
+
+    # a finished (here: cancelled) job may be run again
+    services.registry().request_cancel(first)
+    again = services.submit_train(CFG, classes=["alpha"], classifiers=["NB"])
+    assert again not in (first, *others)
+
+
+def test_an_identical_tuning_grid_is_not_queued_twice(queue_only):
+    services = queue_only
+    first = services.submit_tune(CFG, "HBN-OR", [3], [0.0, 0.1], [10], ["alpha"])
+    with pytest.raises(services.DuplicateJob) as dup:
+        services.submit_tune(CFG, "HBN-OR", [3], [0.0, 0.1], [10], ["alpha"])
+    assert dup.value.job_id == first
+    assert services.submit_tune(CFG, "HBN-OR", [3, 5], [0.0, 0.1], [10], ["alpha"]) != first
+
+
+def test_the_training_form_submitted_twice_starts_one_job_and_says_so(app, queue_only):
+    services = queue_only
+    app.query_params = {"synthetic_size": "600", "n_features": "10"}
+    app.run()
+    app.switch_page("pages/training.py").run()
+    no_exceptions(app)
+    submit_training(app, ["NB"], restarts=2, classes=["alpha"])   # Enter in "EM restarts"
+    no_exceptions(app)
+    (job,) = services.list_jobs()
+    assert any(f"Submitted training job #{job.id}" in s.value for s in app.success)
+    submit_training(app, ["NB"], restarts=2, classes=["alpha"])   # ... then the Train click
+    no_exceptions(app)
+    assert [r.id for r in services.list_jobs()] == [job.id]
+    assert any(f"These settings are already queued as job #{job.id}; no second job was started." in s.value
+               for s in app.success), [s.value for s in app.success]
+    assert app.session_state["hbnlab.last_train_job"] == job.id
