@@ -114,7 +114,10 @@ def main(argv=None):
     ap.add_argument("--table", help="print the Markdown table of this JSON file and stop")
     args = ap.parse_args(argv)
     if args.table:
-        print(table(json.loads(Path(args.table).read_text())))
+        rows = json.loads(Path(args.table).read_text())
+        print(table(rows))
+        for line in cpu_ratios(rows):
+            print(line)
         return
     if args.stage is None:
         ap.error("--stage is required")
@@ -158,6 +161,23 @@ def main(argv=None):
                 if args.json:
                     Path(args.json).write_text(json.dumps(rows, indent=1))
     print(table([r for r in rows if r["stage"] == stage]))
+    for line in cpu_ratios([r for r in rows if r["stage"] == stage]):
+        print(line)
+
+
+def cpu_ratios(rows) -> list[str]:
+    """``cpu_ratio <row>/<thesis row> at <n> terms = <x>`` for every HBN row beside the thesis row of
+    its clustering at the same terms (the cost target compares the default with the thesis's model)."""
+    out = []
+    for r in rows:
+        name = r["row"]
+        if not name.startswith("HBN-") or name.endswith(" thesis"):
+            continue
+        ref = [q for q in rows if q["row"] == name.split()[0] + " thesis" and q["n_terms"] == r["n_terms"]]
+        if ref and ref[0]["cpu_seconds"] > 0:
+            out.append(f"cpu_ratio {name} / {ref[0]['row']} at {r['n_terms']} terms = "
+                       f"{r['cpu_seconds'] / ref[0]['cpu_seconds']:.2f}")
+    return out
 
 
 if __name__ == "__main__":
