@@ -36,5 +36,17 @@ st.download_button(f"Download the model {widgets.md_escape(unit.replace('|', ' Â
                    file_name=f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}.{services.MODEL_SUFFIX}",
                    mime="application/octet-stream", key="p_model", icon=":material/download:", on_click="ignore")
 st.caption(services.MODEL_FORMAT_NOTE)
+networks = services.bn_files(info["model"])
+if networks:
+    stem = f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}"
+    for col, (fmt, text) in zip(st.columns(len(networks)), networks.items()):
+        title, suffix, mime = services.BN_FILES[fmt]
+        col.download_button(f"Bayesian network ({title})", text, file_name=f"{stem}{suffix}", mime=mime,
+                            key=f"p_bn_{fmt}", icon=":material/account_tree:", on_click="ignore")
+    st.caption("The model as a Bayesian network (class, hidden and term variables with their tables) for GeNIe, "
+               "SamIam, pyAgrum or HUGIN: a term variable is 1 when the document contains the term.")
+else:
+    st.caption(f"{widgets.md_escape(info['classifier'])} has no Bayesian-network form: BIF, XMLBIF and HUGIN "
+               "files exist for the HBN/HNB, naive Bayes, k-dependence, noisy-OR and greedy HNB learners.")
 st.download_button("Experiment settings (JSON)", json.dumps(out.result["config"], indent=2),
                    file_name=f"{prefix}-config.json", mime="application/json", key="p_config", on_click="ignore")

@@ -34,6 +34,7 @@ import streamlit as st
 
 from hbnlab.app import views
 from hbnlab.app.views import compare as compare_view
+from hbnlab.app.views import export as export_view
 from hbnlab.app.views import learn as learn_view
 from hbnlab.app.views.corpus import config_corpus_label
 from hbnlab.export.report import build_report
@@ -576,6 +577,13 @@ def export_tables(job_id: int) -> dict[str, bytes]:
     return views.export_tables(out)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def bn_files(digest: str) -> dict[str, str]:
+    """The Bayesian network of the model stored as artifact ``digest`` as BIF / XMLBIF / HUGIN text
+    by format (:func:`hbnlab.app.views.export.bn_files`); empty for a learner without one."""
+    return export_view.bn_files(read_artifact(digest))
+
+
 def markdown_report(job_id: int) -> str:
     out = train_outputs(job_id)
     return views.markdown_report(out, get_job(job_id))
@@ -693,6 +701,7 @@ def threshold_curve(job_id: int, label: str, classifier: str):
 
 # --------------------------------------------------------------------------- explain / export helpers
 MODEL_SUFFIX = "hbnlab"
+BN_FILES = export_view.BN_FILES
 MODEL_FORMAT_NOTE = ("hbnlab model files (.hbnlab: JSON + arrays in a ZIP, no pickle) with the indexing settings "
                      "and vocabulary: hbnlab.export.load_model(path).predict_proba_texts([...]) classifies raw text.")
 

@@ -1,5 +1,5 @@
-"""The Export page: a finished train job as CSV files, a Markdown report, and the data of the HTML
-report.
+"""The Export page: a finished train job as CSV files, a Markdown report, the data of the HTML
+report, and a model's Bayesian network as BIF / XMLBIF / HUGIN files.
 
 The tables are the Evaluation page's (:class:`~hbnlab.app.views.results.TrainOutputs`); their
 CSV and Markdown text is made by :func:`hbnlab.export.report.table_csv` and
@@ -10,7 +10,9 @@ from __future__ import annotations
 from hbnlab.app.views.corpus import SYNTHETIC_BADGE, corpus_label
 from hbnlab.app.views.results import TrainOutputs
 from hbnlab.experiments import paper_values as pv
+from hbnlab.export.bn_formats import BN_LEARNERS, FORMATS, network_from_model
 from hbnlab.export.escape import md_escape
+from hbnlab.export.model_io import load_model
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
 from hbnlab.models.catalog import CLUSTERINGS
 from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, OPTIONAL_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
@@ -25,6 +27,22 @@ def export_tables(out: TrainOutputs) -> dict:
         "models.csv": table_csv(out.units_frame()).encode("utf-8"),
         scores: table_csv(out.document_scores()).encode("utf-8"),
     }
+
+
+#: The Bayesian-network file formats: (button title, file suffix, MIME type) by format name.
+BN_FILES = {"bif": ("BIF", ".bif", "text/plain"), "xmlbif": ("XMLBIF", ".bifxml", "application/xml"),
+            "net": ("HUGIN .net", ".net", "text/plain")}
+
+
+def bn_files(model_file: bytes) -> dict[str, str]:
+    """A workbench model's Bayesian network as the text of each file format (BIF, XMLBIF, HUGIN
+    ``.net``; :func:`hbnlab.export.network_from_model`, as ``hbnlab export-model`` writes them), by
+    format name; empty for a learner without a network form (SVM, Rocchio, ...)."""
+    loaded = load_model(model_file, name="workbench model")
+    if loaded.learner not in BN_LEARNERS:
+        return {}
+    net = network_from_model(loaded)
+    return {fmt: net.to_text(fmt) for fmt in FORMATS}
 
 
 def experiment_result(out: TrainOutputs, traces: dict | None = None, trees: dict | None = None):
