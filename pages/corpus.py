@@ -1,6 +1,7 @@
 """Corpus: the synthetic generator, Reuters-21578 or an upload; summary and document browser."""
 import streamlit as st
 
+from hbnlab import bounds
 from hbnlab.app import charts, services, state, widgets
 from hbnlab.pipeline.config import SYNTHETIC_MODELS, UPLOAD_ENCODINGS
 
@@ -16,10 +17,10 @@ if source == "synthetic":
                      format_func={"groups": "planted word groups", "hierarchy": "topic hierarchy (dotted classes)"}.get,
                      horizontal=True, key="synthetic_model")
     c1, c2 = st.columns(2)
-    seed = c1.number_input("Generator seed", min_value=0, max_value=10_000, value=cfg.synthetic_seed, step=1,
-                           key="synthetic_seed")
-    size = c2.slider("Documents", min_value=300, max_value=10_000, value=cfg.synthetic_size, step=100,
-                     key="synthetic_size")
+    seed = c1.number_input("Generator seed", min_value=bounds.SEED.lo, max_value=bounds.SEED.hi,
+                           value=cfg.synthetic_seed, step=1, key="synthetic_seed")
+    size = c2.slider("Documents", min_value=bounds.SYNTHETIC_SIZE.lo, max_value=bounds.SYNTHETIC_SIZE.hi,
+                     value=cfg.synthetic_size, step=10, key="synthetic_size")
     cfg = state.change_corpus(corpus="synthetic", synthetic_seed=int(seed), synthetic_size=int(size),
                               synthetic_model=model)
 elif source == "reuters":

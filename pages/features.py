@@ -1,6 +1,7 @@
 """Features: indexing options, the term scoring method, the number of terms, local or global."""
 import streamlit as st
 
+from hbnlab import bounds
 from hbnlab.app import charts, services, state, widgets
 from hbnlab.pipeline.config import SELECTION_METHODS, SELECTION_SCOPES, STEMMING, STOPWORDS
 
@@ -15,14 +16,14 @@ with st.form("features_form", border=True):
     c1, c2, c3 = st.columns(3)
     stopwords = c1.selectbox("Stop words", STOPWORDS, index=STOPWORDS.index(cfg.stopwords), key="f_stopwords")
     stemming = c2.selectbox("Stemming", STEMMING, index=STEMMING.index(cfg.stemming), key="f_stemming")
-    min_df = c3.number_input("Minimum document frequency", min_value=1, max_value=100, value=cfg.min_df,
-                             key="f_min_df")
+    min_df = c3.number_input("Minimum document frequency", min_value=bounds.MIN_DF.lo, max_value=bounds.MIN_DF.hi,
+                             value=cfg.min_df, key="f_min_df")
     st.markdown("**Selection**")
     c1, c2, c3 = st.columns(3)
     selection = c1.selectbox("Scoring", SELECTION_METHODS, index=SELECTION_METHODS.index(cfg.selection),
                              format_func=METHODS.get, key="f_selection")
-    n_features = c2.slider("Terms per class", min_value=5, max_value=300, value=min(cfg.n_features, 300), step=5,
-                           key="f_n_features")
+    n_features = c2.number_input("Terms per class", min_value=bounds.N_FEATURES.lo, max_value=bounds.N_FEATURES.hi,
+                                 value=cfg.n_features, step=5, key="f_n_features")
     scope = c3.radio("Scope", SELECTION_SCOPES, index=SELECTION_SCOPES.index(cfg.scope), horizontal=True,
                      key="f_scope", help="local: the best terms of each class (thesis); global: one set for all")
     usable = corpus.categories(min_train=1, min_test=1)

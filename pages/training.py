@@ -1,6 +1,7 @@
 """Training: background jobs for classes x classifiers, live EM progress, cancel / retry / resume."""
 import streamlit as st
 
+from hbnlab import bounds
 from hbnlab.app import charts, services, state, widgets
 from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
 from hbnlab.pipeline.config import (
@@ -84,8 +85,8 @@ with st.form("train_form", enter_to_submit=False):  # Enter in a number field mu
     chosen = c2.multiselect("Classifiers", CLASSIFIERS, default=[c for c in cfg.classifiers if c in CLASSIFIERS],
                             key="t_classifiers")
     c1, c2, c3, c4 = st.columns(4)
-    n_restarts = c1.number_input("EM restarts (thesis: 64)", min_value=1, max_value=256, value=cfg.n_restarts,
-                                 key="t_restarts")
+    n_restarts = c1.number_input("EM restarts (thesis: 64)", min_value=bounds.N_RESTARTS.lo,
+                                 max_value=bounds.N_RESTARTS.hi, value=cfg.n_restarts, key="t_restarts")
     hidden_states = c2.selectbox(
         "Hidden states", HIDDEN_STATES_CHOICES, index=HIDDEN_STATES_CHOICES.index(cfg.hidden_states),
         key="t_hidden_states", format_func=lambda k: {2: "2 (binary, thesis)", "auto": "auto (BIC)",
@@ -103,7 +104,8 @@ with st.form("train_form", enter_to_submit=False):  # Enter in a number field mu
              "is the thesis's; 0 puts every term in the tree. On Reuters and OHSUMED validation the thesis's "
              "HBN-OR fell from 81.5 / 61.9 at 30 terms to 76.0 / 54.0 at 300; with 50 terms in the tree it "
              "scored 78.1 / 74.7 (benchmarks/results/hbn_any_corpus.md).")
-    seed = c4.number_input("random_state", min_value=0, max_value=2**31 - 1, value=cfg.random_state, key="t_seed")
+    seed = c4.number_input("random_state", min_value=bounds.SEED.lo, max_value=bounds.SEED.hi, value=cfg.random_state,
+                           key="t_seed")
     stage = st.radio("Fit / evaluate on", ["test", "validation"], horizontal=True, key="t_stage",
                      format_func={"test": "training → test",
                                   "validation": f"{cfg.cv}-fold cross-validation" if cfg.cv

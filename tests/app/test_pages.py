@@ -123,7 +123,7 @@ def test_main_flow_through_the_widgets(app):
     # features: 12 terms per class
     app.switch_page("pages/features.py").run()
     no_exceptions(app)
-    app.slider(key="f_n_features").set_value(12)
+    app.number_input(key="f_n_features").set_value(12)
     app.button(key="FormSubmitter:features_form-Apply").click().run()
     no_exceptions(app)
     assert len(app.dataframe[0].value) == 12
@@ -264,7 +264,7 @@ def test_wrong_reuters_path_leaves_no_stale_progress_and_keeps_the_buttons(app, 
 def test_sidebar_follows_a_form_submit_in_the_same_run(app):
     _start(app)
     app.switch_page("pages/features.py").run()
-    app.slider(key="f_n_features").set_value(12)
+    app.number_input(key="f_n_features").set_value(12)
     app.button(key="FormSubmitter:features_form-Apply").click().run()
     no_exceptions(app)
     side = [c.value for c in app.sidebar.caption]
