@@ -26,9 +26,9 @@ with widgets.readable_errors():
 st.subheader("Breakeven (%) side by side")
 for note in notes:
     st.warning(widgets.md_escape(note), icon=":material/swap_horiz:")
-st.dataframe(table, key="c_table", height=widgets.table_height(table),
-             column_config={c: st.column_config.NumberColumn(format="%+.1f" if "−" in c else "%.1f")
-                            for c in table.columns})
+st.dataframe(widgets.points_styler(table, signed=[c for c in table.columns if "−" in c],
+                                   points=[c for c in table.columns if "−" not in c]),
+             key="c_table", height=widgets.table_height(table))
 
 st.subheader("How sure is the difference?")
 c1, c2, c3 = st.columns([2, 1, 1])
@@ -43,20 +43,17 @@ if unpaired:
 with widgets.readable_errors():
     boot, mc = services.paired_comparison(labels[chosen[0]], labels[other], n_boot=n_boot, threshold=threshold)
 st.info(services.compare_verdict(boot, chosen[0], other))
-st.dataframe(boot.rename(columns={"A": chosen[0], "B": other, "B - A": "difference", "low": "95% low",
-                                  "high": "95% high"}),
-             key="c_boot_table",
-             column_config={"difference": st.column_config.NumberColumn(format="%+.1f"),
-                            "95% low": st.column_config.NumberColumn(format="%+.1f"),
-                            "95% high": st.column_config.NumberColumn(format="%+.1f"),
-                            chosen[0]: st.column_config.NumberColumn(format="%.1f"),
-                            other: st.column_config.NumberColumn(format="%.1f"),
-                            "p": st.column_config.NumberColumn(format="%.3f")})
+pair_note = services.pair_class_note(picked, labels[chosen[0]], labels[other])
+if pair_note:
+    st.warning(widgets.md_escape(pair_note), icon=":material/rule:")
+st.dataframe(widgets.points_styler(services.bootstrap_frame(boot, chosen[0], other),
+                                   signed=["difference", "95% low", "95% high"], points=[chosen[0], other]),
+             key="c_boot_table")
 st.caption(f"Paired bootstrap: the evaluation documents are resampled with replacement {n_boot} times (seeded), "
            "both systems scored on each resample; the interval holds the middle 95% of the differences and p is "
            "the share of resampled differences at least as far from the observed one as it is from 0. A class "
            "with few positives has a wide interval: a 1-point difference there means little.")
 with st.expander("McNemar's test per class (decisions at the threshold)"):
-    st.dataframe(mc, key="c_mcnemar", column_config={"p": st.column_config.NumberColumn(format="%.3f")})
+    st.dataframe(widgets.points_styler(mc, p=["p"]), key="c_mcnemar")
     st.caption("Of the documents on which exactly one system decides right, is either right more often than a "
                "coin would be? (exact binomial test, McNemar 1947)")

@@ -513,9 +513,23 @@ def compare_table(systems) -> pd.DataFrame:
 
 def compare_notes(systems) -> list[str]:
     """One sentence per system trained on another corpus than the first
-    (:func:`hbnlab.app.views.compare.corpus_notes`)."""
+    (:func:`hbnlab.app.views.compare.corpus_notes`), and one when the jobs have different classes
+    (:func:`hbnlab.app.views.compare.class_notes`)."""
     systems = _systems(systems)
-    return compare_view.corpus_notes({j: train_outputs(j) for j, _ in systems}, list(systems))
+    outputs = {j: train_outputs(j) for j, _ in systems}
+    return compare_view.corpus_notes(outputs, list(systems)) + compare_view.class_notes(outputs, list(systems))
+
+
+def pair_class_note(systems, a, b) -> str | None:
+    """Whether the paired comparison of ``a`` and ``b`` covers other classes than the table of
+    ``systems``, in words (:func:`hbnlab.app.views.compare.pair_class_note`)."""
+    systems, (a, b) = _systems(systems), _systems([a, b])
+    return compare_view.pair_class_note({j: train_outputs(j) for j, _ in systems}, list(systems), a, b)
+
+
+def bootstrap_frame(boot: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """The paired bootstrap table as shown (:func:`hbnlab.app.views.compare.bootstrap_frame`)."""
+    return compare_view.bootstrap_frame(boot, a, b)
 
 
 def unpaired_reason(a, b) -> str | None:

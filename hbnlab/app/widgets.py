@@ -9,9 +9,11 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
+import pandas as pd
 import streamlit as st
 
 from hbnlab.app import services, state, views
+from hbnlab.app.views.compare import p_text, signed_text
 from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
 
@@ -434,6 +436,16 @@ def submission_note(key: str, message: str | None = None) -> None:
         st.success(note)
 
 
+def points_styler(df, *, signed=(), points=(), p=()):
+    """``df`` for ``st.dataframe`` with its numbers written as the Compare page says them (they stay
+    numbers, so the columns still sort): differences in points signed, ``"0.0"`` for a zero
+    (:func:`hbnlab.app.views.compare.signed_text`), breakevens to one decimal, p-values below 0.001
+    as ``"< 0.001"`` (:func:`hbnlab.app.views.compare.p_text`)."""
+    return (df.style.format(signed_text, subset=list(signed))
+            .format(lambda x: "" if pd.isna(x) else f"{x:.1f}", subset=list(points))
+            .format(p_text, subset=list(p)))
+
+
 def submit_job(submit, *args, **kwargs) -> tuple[int, str | None]:
     """``submit(*args, **kwargs)`` (:func:`services.submit_train` or :func:`services.submit_tune`):
     ``(job id, None)`` for a new job; for settings already queued or running, the earlier job's id and
@@ -451,7 +463,7 @@ def wait_note(job_id: int) -> None:
 
 __all__ = ["page_frame", "sidebar_status", "synthetic_notice", "show_error", "readable_errors", "load_corpus",
            "load_experiment", "class_picker", "job_picker", "job_picker_key", "unit_picker", "job_table",
-           "corpus_description", "submit_job", "wait_note", "submission_note", "live_em_traces"]
+           "corpus_description", "points_styler", "submit_job", "wait_note", "submission_note", "live_em_traces"]
 
 
 def finished_job_outputs(key: str):

@@ -148,6 +148,68 @@ def side_by_side(outputs: dict, systems: list[tuple[int, str]]) -> pd.DataFrame:
     return table
 
 
+def _class_list(classes) -> str:
+    return ", ".join(f"'{c}'" for c in classes)
+
+
+def class_notes(outputs: dict, systems: list[tuple[int, str]]) -> list[str]:
+    """One sentence when the chosen systems' jobs do not all have the same classes: the table of
+    :func:`side_by_side` covers only the classes every job has, and which each job's leaves out."""
+    classes = _common_classes(outputs, systems)
+    extra = {}
+    for job_id, _ in systems:
+        own = [c for c in outputs[job_id].classes if c not in classes]
+        if own:
+            extra[job_id] = own
+    if not extra:
+        return []
+    left_out = "; ".join(f"job #{j} also has {_class_list(own)}" for j, own in extra.items())
+    return [f"The jobs were trained on different classes: the table covers the {len(classes)} they all have "
+            f"({_class_list(classes)}), its micro and macro rows too; {left_out}, left out here."]
+
+
+def pair_class_note(outputs: dict, systems: list[tuple[int, str]], a: tuple[int, str],
+                    b: tuple[int, str]) -> str | None:
+    """A sentence when the paired comparison of ``a`` and ``b`` (the classes both jobs have) covers
+    other classes than the side-by-side table of ``systems`` (the classes every job has): their
+    micro and macro differences are then over different classes and need not agree."""
+    table = _common_classes(outputs, systems)
+    pair = _common_classes(outputs, [a, b])
+    if pair == table:
+        return None
+    return (f"This comparison covers the {len(pair)} classes both {system_key(*a)} and {system_key(*b)} have, the "
+            f"table above the {len(table)} every chosen system has ({_class_list(table)}): their micro and "
+            f"macro differences are over different classes and need not agree.")
+
+
+def signed_text(x) -> str:
+    """A difference in points, one decimal, signed (``"+1.2"``, ``"−3.0"``); ``"0.0"`` when it rounds
+    to zero, never ``"−0.0"``; ``""`` for a missing one."""
+    if x is None or np.isnan(x):
+        return ""
+    r = round(float(x), 1)
+    return "0.0" if r == 0 else f"{'+' if r > 0 else '−'}{abs(r):.1f}"
+
+
+def p_text(p, resamples: int | None = None) -> str:
+    """A bootstrap p-value as shown: three decimals, ``"< 0.001"`` below 0.001 (never ``"0.000"``);
+    ``p = 0`` says only that no resample of ``resamples`` reached the observed difference, so it is
+    ``"< 1/resamples"`` when that is coarser (``"< 0.005"`` of 200)."""
+    if p is None or np.isnan(p):
+        return ""
+    if p == 0 and resamples and 1 / resamples > 0.001:
+        return f"< {1 / resamples:.4f}".rstrip("0")
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def bootstrap_frame(boot: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """The paired bootstrap table as the page shows it: the systems' names as column heads and p
+    as text (:func:`p_text`); the other columns stay numbers."""
+    out = boot.rename(columns={"A": a, "B": b, "B - A": "difference", "low": "95% low", "high": "95% high"})
+    out["p"] = [p_text(p, n) for p, n in zip(boot["p"], boot["resamples"])]
+    return out
+
+
 def corpus_notes(outputs: dict, systems: list[tuple[int, str]]) -> list[str]:
     """One sentence per system trained on another corpus than the first system: what its column
     of :func:`side_by_side` is, naming both corpora."""
@@ -184,6 +246,8 @@ def verdict(boot: pd.DataFrame, a: str, b: str, level: float = 0.05) -> str:
         if np.isnan(d):
             continue
         sure = "a difference the resampling supports" if p < level else "within what resampling the documents gives"
-        parts.append(f"{row} breakeven {b} {'+' if d >= 0 else '−'}{abs(d):.1f} points against {a} "
-                     f"({boot.loc[row, 'low']:+.1f} to {boot.loc[row, 'high']:+.1f}, p = {p:.3f}): {sure}")
+        shown_p = p_text(p, boot.loc[row, "resamples"])
+        parts.append(f"{row} breakeven {b} {signed_text(d)} points against {a} "
+                     f"({signed_text(boot.loc[row, 'low'])} to {signed_text(boot.loc[row, 'high'])}, "
+                     f"p {shown_p if shown_p.startswith('<') else '= ' + shown_p}): {sure}")
     return "; ".join(parts) + "." if parts else "No class has a positive document: nothing to compare."
