@@ -6,8 +6,11 @@ Every helper raises :class:`~hbnlab.corpus.base.CorpusError` whose message names
 """
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+import stat
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -59,6 +62,98 @@ def check_size(n_bytes: int, max_bytes: int | None, source: str, what: str = "")
             f"{label} is {format_bytes(n_bytes)} ({n_bytes} bytes), over the limit "
             f"max_bytes={max_bytes} ({format_bytes(max_bytes)}); pass a larger max_bytes= to accept it"
         )
+
+
+#: Why a folder reader did not read an entry that is not a regular file inside the folder
+#: (``meta['ignored_files']``).
+LINK_OUTSIDE = "a symbolic link leading outside the folder: not followed"
+LINK_TO_FOLDER = "a symbolic link to a folder: not followed"
+BROKEN_LINK = "a broken symbolic link"
+_NOT_REGULAR = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular_reason(mode: int) -> str:
+    kind = next((what for test, what in _NOT_REGULAR if test(mode)), "a special file")
+    return f"{kind}, not a regular file"
+
+
+def walk_regular_files(root: Path, is_hidden: Callable[[str], bool]):
+    """Walk the folder ``root`` without ever leaving it.
+
+    Returns ``(files, hidden, ignored)``: ``files`` is the sorted ``[(relative posix path, real
+    path)]`` of the regular files inside ``root`` (a symbolic link to a file inside the folder is
+    read through its real path); ``hidden`` the relative paths of the files and folders
+    (``name/``) whose name ``is_hidden``, not entered; ``ignored`` the ``{"file", "reason"}`` of
+    every other entry that is not read: symbolic links leading outside the folder (to a secret
+    file, to ``/proc/self/environ``), links to folders, broken links, devices, FIFOs and sockets.
+    Only ``lstat`` / ``stat`` are called on them: nothing outside the folder is opened, and no
+    FIFO is (opening one would wait for a writer).
+    """
+    real_root = Path(os.path.realpath(root))
+    files, hidden, ignored = [], [], []
+    for dirpath, dirnames, filenames in os.walk(root):
+        base = Path(dirpath)
+        entered = []
+        for d in sorted(dirnames):
+            rel = (base / d).relative_to(root).as_posix()
+            if is_hidden(d):
+                hidden.append(rel + "/")
+            elif (base / d).is_symlink():
+                ignored.append({"file": rel + "/", "reason": LINK_TO_FOLDER})
+            else:
+                entered.append(d)
+        dirnames[:] = entered
+        for fn in sorted(filenames):
+            p = base / fn
+            rel = p.relative_to(root).as_posix()
+            if is_hidden(fn):
+                hidden.append(rel)
+                continue
+            reason, real = None, p
+            if p.is_symlink():
+                real = Path(os.path.realpath(p))
+                if not real.is_relative_to(real_root):
+                    reason = LINK_OUTSIDE
+                elif not real.exists():
+                    reason = BROKEN_LINK
+            if reason is None:
+                try:
+                    mode = real.stat().st_mode
+                except OSError as exc:
+                    raise CorpusError(f"{p}: cannot read ({exc.strerror or exc})") from None
+                if stat.S_ISDIR(mode):
+                    reason = LINK_TO_FOLDER
+                elif not stat.S_ISREG(mode):
+                    reason = _not_regular_reason(mode)
+            if reason is None:
+                files.append((rel, real))
+            else:
+                ignored.append({"file": rel, "reason": reason})
+    files.sort()
+    return files, sorted(hidden), ignored
+
+
+def read_regular_file(path: Path, limit: int | None, source: str | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them (``None``: no limit).
+
+    The bytes read are counted, not the size ``stat`` reports (``/proc`` files report 0), the
+    file is opened without blocking and checked to be a regular file once open, and an
+    ``OSError`` becomes a :class:`CorpusError` naming ``source`` (default ``path``)."""
+    name = source or str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as fh:
+            mode = os.fstat(fh.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise CorpusError(f"{name}: {_not_regular_reason(mode)}; only regular files are read")
+            data = fh.read(-1 if limit is None else limit + 1)
+    except OSError as exc:
+        raise CorpusError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    if limit is not None and len(data) > limit:
+        raise CorpusError(f"{name}: more than {limit} bytes ({format_bytes(limit)}), over the limit; pass a "
+                          "larger max_bytes= to accept it")
+    return data
 
 
 def check_random_split_args(test_fraction: float) -> None:

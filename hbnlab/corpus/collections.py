@@ -57,11 +57,10 @@ large test collection for research. SIGIR 1994.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 
-from ._common import DEFAULT_MAX_BYTES, check_size, has_letters, seeded_split
+from ._common import DEFAULT_MAX_BYTES, check_size, has_letters, read_regular_file, seeded_split, walk_regular_files
 from .base import BinaryFileError, Corpus, CorpusError, Document
 from .encoding import AUTO, BINARY_REASON, EncodingTally, decode_text
 
@@ -96,41 +95,31 @@ def _split_kind(name: str) -> str | None:
 
 
 def _walk(root: Path, max_bytes: int | None, max_file_bytes: int | None, max_files: int = MAX_FILES):
-    """``(files, hidden)``: sorted ``[(relative posix path, Path)]`` of regular files and the
-    relative paths of hidden files / folders (names starting with ``.``), which are not read."""
-    files, hidden, total = [], [], 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        for d in sorted(d for d in dirnames if d.startswith(".")):
-            hidden.append((base / d).relative_to(root).as_posix() + "/")
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for fn in sorted(filenames):
-            p = base / fn
-            rel = p.relative_to(root).as_posix()
-            if fn.startswith("."):
-                hidden.append(rel)
-                continue
-            if not p.is_file():
-                continue
-            size = p.stat().st_size
-            if max_file_bytes is not None and size > max_file_bytes:
-                raise CorpusError(f"{p}: {size} bytes, over max_file_bytes={max_file_bytes} (one message or "
-                                  "abstract); pass a larger max_file_bytes= or remove the file")
-            total += size
-            files.append((rel, p))
-            if len(files) > max_files:
-                raise CorpusError(f"{root}: more than {max_files} files; a copy of 20 Newsgroups (19,997 files) "
-                                  "or ohsumed-first-20000-docs holds far fewer")
+    """``(files, hidden, not_read)``: sorted ``[(relative posix path, Path)]`` of the regular files
+    inside ``root``, the relative paths of hidden files / folders (names starting with ``.``) and the
+    ``{"file", "reason"}`` of the other entries not read: links leading outside the folder, devices,
+    FIFOs, sockets (:func:`~hbnlab.corpus._common.walk_regular_files`)."""
+    files, hidden, not_read = walk_regular_files(root, lambda n: n.startswith("."))
+    if len(files) > max_files:
+        raise CorpusError(f"{root}: more than {max_files} files; a copy of 20 Newsgroups (19,997 files) "
+                          "or ohsumed-first-20000-docs holds far fewer")
+    total = 0
+    for rel, p in files:
+        size = p.stat().st_size
+        if max_file_bytes is not None and size > max_file_bytes:
+            raise CorpusError(f"{root}/{rel}: {size} bytes, over max_file_bytes={max_file_bytes} (one message or "
+                              "abstract); pass a larger max_file_bytes= or remove the file")
+        total += size
     check_size(total, max_bytes, str(root), " (total of its files)")
-    files.sort()
-    return files, sorted(hidden)
+    return files, hidden, not_read
 
 
 def _unwrap(root: Path) -> Path:
     """Descend through folders that hold exactly one visible sub-folder and no visible file."""
     for _ in range(3):
         entries = [e for e in root.iterdir() if not e.name.startswith(".")]
-        if len(entries) == 1 and entries[0].is_dir() and any(c.is_dir() for c in entries[0].iterdir()):
+        if (len(entries) == 1 and entries[0].is_dir() and not entries[0].is_symlink()  # never out of the folder
+                and any(c.is_dir() for c in entries[0].iterdir())):
             root = entries[0]
         else:
             break
@@ -232,7 +221,7 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
     if not root.is_dir():
         raise CorpusError(f"{root}: not a directory (expected 20news-bydate, 20news-18828 or 20news-19997)")
     top = _unwrap(root)
-    files, hidden = _walk(top, max_bytes, max_file_bytes)
+    files, hidden, not_read = _walk(top, max_bytes, max_file_bytes)
     dirs = sorted({rel.split("/", 1)[0] for rel, _ in files if "/" in rel})
     kinds = {d: _split_kind(d) for d in dirs}
     bydate = any(kinds.values())
@@ -245,7 +234,7 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
     if not dirs:
         raise CorpusError(f"{top}: no group folders; expected 20news-bydate-train/<group>/<id> or <group>/<id>")
     depth = 3 if bydate else 2
-    ignored = [_ignored(h, "hidden file or folder") for h in hidden]
+    ignored = [_ignored(h, "hidden file or folder") for h in hidden] + not_read
     tally = EncodingTally(encoding)
     merged: dict[tuple, int] = {}
     docs: list[Document] = []
@@ -260,7 +249,7 @@ def read_20newsgroups(path, *, test_fraction: float = 0.0, random_state=0,
         group = parts[-2]
         loc = str(p)
         try:
-            text = tally.decode(p.read_bytes(), loc, rel)
+            text = tally.decode(read_regular_file(p, max_file_bytes, loc), loc, rel)
         except BinaryFileError as exc:
             ignored.append(_ignored(rel, BINARY_REASON + exc.reason))
             continue
@@ -313,7 +302,7 @@ def read_mesh_trees(path, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> dict[
     if not p.is_file():
         raise CorpusError(f"{p}: MeSH tree file not found (expected NLM's mtreesYYYY.bin, lines 'Heading;C14.280')")
     check_size(p.stat().st_size, max_bytes, str(p))
-    text = decode_text(p.read_bytes(), str(p)).text
+    text = decode_text(read_regular_file(p, max_bytes), str(p)).text
     out: dict[str, list[str]] = {}
     for n, line in enumerate(_lines(text), 1):
         if not line.strip():
@@ -456,7 +445,7 @@ def read_ohsumed_medline(path, *, mesh_trees=None, max_bytes: int | None = DEFAU
     tally = EncodingTally(encoding)
     for src in sources:
         check_size(src.stat().st_size, max_bytes, str(src))
-        text = tally.decode(src.read_bytes(), str(src), src.name)
+        text = tally.decode(read_regular_file(src, max_bytes), str(src), src.name)
         records = _parse_medline(text, str(src))
         counts[src.name] = len(records)
         for rec in records:
@@ -483,9 +472,9 @@ def read_ohsumed_medline(path, *, mesh_trees=None, max_bytes: int | None = DEFAU
 
 
 def _ohsumed_tree(top: Path, max_bytes, max_file_bytes, name, encoding) -> Corpus:
-    files, hidden = _walk(top, max_bytes, max_file_bytes)
+    files, hidden, not_read = _walk(top, max_bytes, max_file_bytes)
     tally = EncodingTally(encoding)
-    ignored = [_ignored(h, "hidden file or folder") for h in hidden]
+    ignored = [_ignored(h, "hidden file or folder") for h in hidden] + not_read
     kinds = {d: _split_kind(d) for d in {rel.split("/", 1)[0] for rel, _ in files if "/" in rel}}
     seen: dict[str, dict] = {}
     for rel, p in files:
@@ -495,7 +484,7 @@ def _ohsumed_tree(top: Path, max_bytes, max_file_bytes, name, encoding) -> Corpu
             continue
         split, cat, doc_id = kinds[parts[0]], parts[1], parts[2]
         try:
-            text = tally.decode(p.read_bytes(), str(p), rel)
+            text = tally.decode(read_regular_file(p, max_file_bytes), str(p), rel)
         except BinaryFileError as exc:
             ignored.append(_ignored(rel, BINARY_REASON + exc.reason))
             continue

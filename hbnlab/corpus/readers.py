@@ -40,10 +40,9 @@ import csv
 import difflib
 import io
 import json
-import os
 import stat
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -56,7 +55,9 @@ from ._common import (
     check_size,
     check_unique_ids,
     has_letters,
+    read_regular_file,
     seeded_split,
+    walk_regular_files,
 )
 from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
 from .encoding import AUTO, BINARY_REASON, EncodingTally, check_encoding
@@ -96,7 +97,7 @@ def _read_file_bytes(path: Path, max_bytes: int | None) -> bytes:
     if not path.is_file():
         raise CorpusError(f"{path}: not a file")
     check_size(path.stat().st_size, max_bytes, str(path))
-    return path.read_bytes()
+    return read_regular_file(path, max_bytes)
 
 
 def _table_format(filename: str) -> str:
@@ -445,21 +446,22 @@ def _skipped(rel: str) -> bool:
 def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction: float = 0.0,
                       random_state=0, encoding: str | None = AUTO, name: str | None = None,
                       max_bytes: int | None = DEFAULT_MAX_BYTES, member_prefix: str | None = None,
-                      skipped: list[str] | None = None) -> Corpus:
+                      skipped: list[str] | None = None, not_read: Sequence[dict] = ()) -> Corpus:
     """Folder-per-class corpus from ``{relative posix path: bytes}``.
 
     A file is named ``<source>/<rel>`` in messages, or ``<source>:<member_prefix><rel>`` for ZIP
     members.  ``skipped``: hidden or system files the caller did not read (listed in
-    ``meta['ignored_files']`` with those of ``files``).  Copies of one document in several class
-    folders (the same path below the class folder, the same split and the same text) become one
-    document with all those labels.
+    ``meta['ignored_files']`` with those of ``files``); ``not_read``: other entries the caller did
+    not read, as ``{"file", "reason"}`` (links leading outside the folder, devices, FIFOs).
+    Copies of one document in several class folders (the same path below the class folder, the
+    same split and the same text) become one document with all those labels.
     """
     check_random_split_args(test_fraction)
     tally = EncodingTally(encoding)
     hidden = {r for r in files if _skipped(r)}
     rels = sorted(r for r in files if r not in hidden)
     top_dirs = sorted({r.split("/", 1)[0] for r in rels if "/" in r})
-    ignored = [_ignored(r, _HIDDEN) for r in sorted(hidden.union(skipped or ()))]
+    ignored = [_ignored(r, _HIDDEN) for r in sorted(hidden.union(skipped or ()))] + list(not_read)
     ignored += [_ignored(r, "in the root, not in a class folder") for r in rels if "/" not in r]
     if not top_dirs:
         raise CorpusError(f"{source}: no class folders; expected <class>/<document files> or "
@@ -537,28 +539,20 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
     return Corpus(name or default_name, tuple(docs), synthetic=False, meta=meta)
 
 
-def _tree_from_dir(root: Path, max_bytes: int | None) -> tuple[dict[str, bytes], list[str]]:
-    """``{relative posix path: bytes}`` of every regular file under ``root``, and the relative
-    paths of the hidden or system files and folders (``name/``) that were not read."""
-    entries: list[tuple[str, Path]] = []
-    skipped: list[str] = []
-    total = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        skipped += [(base / d).relative_to(root).as_posix() + "/" for d in dirnames
-                    if d.startswith(".") or d in _SKIP_NAMES]
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_NAMES)
-        for fn in sorted(filenames):
-            if fn.startswith(".") or fn in _SKIP_NAMES:
-                skipped.append((base / fn).relative_to(root).as_posix())
-                continue
-            p = Path(dirpath) / fn
-            if not p.is_file():
-                continue
-            total += p.stat().st_size
-            entries.append((p.relative_to(root).as_posix(), p))
-    check_size(total, max_bytes, str(root), " (total of its files)")
-    return {rel: p.read_bytes() for rel, p in entries}, skipped
+def _tree_from_dir(root: Path, max_bytes: int | None) -> tuple[dict[str, bytes], list[str], list[dict]]:
+    """``{relative posix path: bytes}`` of every regular file inside ``root``
+    (:func:`~hbnlab.corpus._common.walk_regular_files`), the relative paths of the hidden or system
+    files and folders (``name/``) that were not read, and the other entries not read with their
+    reason (links leading outside the folder, devices, FIFOs, sockets).  ``max_bytes`` bounds the
+    total of the bytes read, whatever ``stat`` says of them."""
+    entries, skipped, not_read = walk_regular_files(root, lambda n: n.startswith(".") or n in _SKIP_NAMES)
+    check_size(sum(p.stat().st_size for _, p in entries), max_bytes, str(root), " (total of its files)")
+    files, total = {}, 0
+    for rel, p in entries:
+        left = None if max_bytes is None else max_bytes - total
+        files[rel] = read_regular_file(p, left, f"{root}/{rel}")
+        total += len(files[rel])
+    return files, skipped, not_read
 
 
 def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
@@ -582,7 +576,8 @@ def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
     ``encoding`` is ``"auto"`` (each file's codec detected) or a codec name; ``meta['encodings']``
     and ``meta['replaced_files']`` report what was used (module docstring).
     Hidden files and folders (``.DS_Store``), ``__MACOSX``, files directly in ``root`` (a
-    README) and binary files (an image, a PDF, an executable, a ZIP: the reason starts with
+    README), symbolic links leading outside ``root`` (or to a folder), devices, FIFOs, sockets
+    and binary files (an image, a PDF, an executable, a ZIP: the reason starts with
     :data:`~hbnlab.corpus.encoding.BINARY_REASON`) are skipped, and listed in
     ``meta['ignored_files']`` as ``{"file", "reason"}``.
 
@@ -597,10 +592,10 @@ def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
     root = Path(path)
     if not root.is_dir():
         raise CorpusError(f"{root}: not a directory")
-    files, skipped = _tree_from_dir(root, max_bytes)
+    files, skipped, not_read = _tree_from_dir(root, max_bytes)
     return _corpus_from_tree(files, str(root), test_fraction=test_fraction, random_state=random_state,
                              encoding=encoding, name=name or root.resolve().name, max_bytes=max_bytes,
-                             skipped=skipped)
+                             skipped=skipped, not_read=not_read)
 
 
 # ---------------------------------------------------------------------------- ZIP
