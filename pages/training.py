@@ -161,7 +161,8 @@ else:
     with widgets.readable_errors():
         traces = services.em_traces(job_id)
         units = services.train_outputs(job_id).units_frame()
-    st.dataframe(units, hide_index=True, key="t_units")
+    st.dataframe(widgets.points_styler(units, points=["breakeven (%)", "seconds", "log-likelihood"],
+                                       whole=["EM iterations"]), hide_index=True, key="t_units")
     if traces:
         pick = st.multiselect("Models", list(traces), default=list(traces)[:1], key="t_trace_units")
         st.plotly_chart(charts.em_traces({k: traces[k] for k in pick}), key="t_traces")

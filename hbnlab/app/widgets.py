@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
-import pandas as pd
 import streamlit as st
 
 from hbnlab.app import services, state, views
@@ -436,14 +435,17 @@ def submission_note(key: str, message: str | None = None) -> None:
         st.success(note)
 
 
-def points_styler(df, *, signed=(), points=(), p=()):
-    """``df`` for ``st.dataframe`` with its numbers written as the Compare page says them (they stay
-    numbers, so the columns still sort): differences in points signed, ``"0.0"`` for a zero
-    (:func:`hbnlab.app.views.compare.signed_text`), breakevens to one decimal, p-values below 0.001
-    as ``"< 0.001"`` (:func:`hbnlab.app.views.compare.p_text`)."""
-    return (df.style.format(signed_text, subset=list(signed))
-            .format(lambda x: "" if pd.isna(x) else f"{x:.1f}", subset=list(points))
-            .format(p_text, subset=list(p)))
+def points_styler(df, *, signed=(), points=(), p=(), whole=()):
+    """``df`` for ``st.dataframe`` with its numbers written as a reader says them (they stay numbers,
+    so the columns still sort): differences in points signed, ``"0.0"`` for a zero
+    (:func:`hbnlab.app.views.compare.signed_text`), breakevens and the like to one decimal, p-values
+    below 0.001 as ``"< 0.001"`` (:func:`hbnlab.app.views.compare.p_text`), counts without decimals,
+    and a missing value (None, NaN: an EM iteration count of naive Bayes) blank, never ``"None"``."""
+    return (df.style.format(na_rep="")
+            .format(signed_text, subset=list(signed))
+            .format("{:.1f}", subset=list(points), na_rep="")
+            .format(p_text, subset=list(p))
+            .format("{:.0f}", subset=list(whole), na_rep=""))
 
 
 def submit_job(submit, *args, **kwargs) -> tuple[int, str | None]:

@@ -57,6 +57,16 @@ def frame_with(at, *columns, index=False):
     raise AssertionError(f"no data frame with {columns}; have {[list(d.value.columns) for d in at.dataframe]}")
 
 
+def displayed(df_element):
+    """The text an ``st.dataframe`` of a pandas Styler shows, as a data frame of strings (the
+    element's ``.value`` holds the numbers behind it)."""
+    import io
+
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(io.BytesIO(df_element.proto.arrow_data.styler.display_values)).read_pandas()
+
+
 def shown(text: str) -> str:
     """Markdown source as the reader sees it: backslash escapes and word joiners removed."""
     return _ESCAPE.sub(r"\1", text.replace("\u2060", ""))

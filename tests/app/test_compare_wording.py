@@ -2,12 +2,9 @@
 class sets differ: the top table then covers the classes every job has, the paired box the pair's."""
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-from app_testutil import no_exceptions, shown, wait_for_jobs
+from app_testutil import displayed, no_exceptions, shown, wait_for_jobs
 
 from hbnlab.app.views import compare
 from hbnlab.app.views.results import TrainOutputs
@@ -64,11 +61,6 @@ def test_different_class_sets_are_named_in_the_table_and_in_the_paired_box():
     assert compare.pair_class_note(outputs, systems[:2], (1, "NB"), (1, "HBN-OR")) is None
 
 
-def _display(df_element) -> pd.DataFrame:
-    """The text a st.dataframe shows (its Styler's display values)."""
-    return pa.ipc.open_stream(io.BytesIO(df_element.proto.arrow_data.styler.display_values)).read_pandas()
-
-
 def test_compare_page_shows_the_class_notes_and_readable_numbers(app):
     from hbnlab.app import services
 
@@ -89,7 +81,7 @@ def test_compare_page_shows_the_class_notes_and_readable_numbers(app):
                for w in warnings), warnings
     assert any(w.startswith(f"This comparison covers the 2 classes both #{first} · NB and #{first} · HBN-OR have")
                for w in warnings), warnings
-    shown_cells = [str(v) for df in app.dataframe for v in _display(df).to_numpy().ravel()]
+    shown_cells = [str(v) for df in app.dataframe for v in displayed(df).to_numpy().ravel()]
     assert shown_cells and not any(v in ("-0.0", "−0.0", "0.000", "+0.0") for v in shown_cells), shown_cells
     verdict = " ".join(i.value for i in app.info)
     assert "points against" in verdict and "p = 0.000" not in verdict and "−0.0" not in verdict
