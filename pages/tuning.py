@@ -41,7 +41,6 @@ if submitted:
         job_id, already = widgets.submit_job(
             services.submit_tune, cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes,
             hidden_states_values=None if k_grid == [cfg.hidden_states] else k_grid)
-        state.remember(state.LAST_TUNE_JOB, job_id)
         n_cells = len(B_values) * len(alphas) * len(nf_values) * len(k_grid)
         note = already or f"Submitted tuning job #{job_id}: {n_cells} cells x {len(classes)} classes."
 widgets.submission_note(state.TUNE_NOTE, note)
@@ -51,7 +50,7 @@ widgets.job_table(kind="tune", key="tune_jobs")
 
 st.subheader("Validation breakeven")
 done = [r for r in services.list_jobs("tune") if r.state == "done" and r.result]
-job_id = widgets.job_picker(done, key="u_job", label="Finished tuning job", session_key=state.LAST_TUNE_JOB)
+job_id = widgets.job_picker(done, key="u_job", label="Finished tuning job", session_key=state.TUNE_JOB)
 if job_id is None:
     st.caption("The heatmap appears when a tuning job has finished.")
     st.stop()

@@ -15,7 +15,9 @@ from hbnlab.pipeline.config import ExperimentConfig
 CONFIG = "hbnlab.config"
 CONFIG_WARNINGS = "hbnlab.config_warnings"
 LAST_TRAIN_JOB = "hbnlab.last_train_job"
-LAST_TUNE_JOB = "hbnlab.last_tune_job"
+#: The tuning job the Tuning page's picker is pinned to (None: it follows the newest); only a choice
+#: in the picker sets it, never a submission.
+TUNE_JOB = "hbnlab.tune_job"
 EVAL_JOB = "hbnlab.eval_job"
 EXPLAIN_DOC = "hbnlab.explain_doc"
 FLASH = "hbnlab.flash"
@@ -128,4 +130,4 @@ def recall(key: str, default=None):
 __all__ = ["ExperimentConfig", "get_config", "set_config", "update_config", "change_corpus", "reset_config",
            "sync_query_params",
            "config_warnings", "flash", "pop_flash", "remember", "recall", "on_config_change", "CONFIG",
-           "LAST_TRAIN_JOB", "LAST_TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC", "TRAIN_NOTE", "TUNE_NOTE"]
+           "LAST_TRAIN_JOB", "TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC", "TRAIN_NOTE", "TUNE_NOTE"]
