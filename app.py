@@ -10,8 +10,12 @@ import streamlit as st
 from hbnlab.app import services, state, widgets
 from hbnlab.pipeline.config import ExperimentConfig
 
-st.set_page_config(page_title="hbnlab workbench", page_icon=":material/account_tree:", layout="wide")
-st.logo(str(Path(__file__).parent / "assets" / "hbnlab-logo.svg"))
+#: Static files the app ships: the favicon is one of them (sent inline as a data URL), so no browser
+#: asks a font server for it as it would for a ":material/..." page icon; the app works offline.
+ASSETS = Path(__file__).parent / "assets"
+
+st.set_page_config(page_title="hbnlab workbench", page_icon=str(ASSETS / "hbnlab-icon.svg"), layout="wide")
+st.logo(str(ASSETS / "hbnlab-logo.svg"))
 
 #: (path, title, icon, what it is for, navigation group)
 PAGES = [
