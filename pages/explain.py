@@ -11,7 +11,7 @@ job_id, out = widgets.finished_job_outputs(key="x_job")
 c1, c2 = st.columns([1, 2])
 with c1:
     unit = widgets.unit_picker(out, key="x_unit")
-label, classifier = unit.split("|")
+label, classifier = services.unit_parts(unit)
 with c2:
     query = st.text_input("Find a document by id or text", key="x_query",
                           placeholder=f"e.g. a word typical of {label}")

@@ -31,12 +31,13 @@ for col, (name, data) in zip(cols, tables.items()):
 st.subheader("Models")
 unit = widgets.unit_picker(out, key="p_unit")
 info = out.unit(unit)
-st.download_button(f"Download the model {widgets.md_escape(unit.replace('|', ' · '))}",
-                   services.model_bytes(info["model"]),
+with widgets.readable_errors():  # a deleted or damaged model file: a message, not a traceback
+    model = services.model_bytes(info["model"])
+    networks = services.bn_files(info["model"])
+st.download_button(f"Download the model {widgets.md_escape(' · '.join(services.unit_parts(unit)))}", model,
                    file_name=f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}.{services.MODEL_SUFFIX}",
                    mime="application/octet-stream", key="p_model", icon=":material/download:", on_click="ignore")
 st.caption(services.MODEL_FORMAT_NOTE)
-networks = services.bn_files(info["model"])
 if networks:
     stem = f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}"
     for col, (fmt, text) in zip(st.columns(len(networks)), networks.items()):

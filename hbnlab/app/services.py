@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import threading
@@ -32,16 +33,20 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from hbnlab._validation import HbnlabError
 from hbnlab.app import views
 from hbnlab.app.views import compare as compare_view
 from hbnlab.app.views import export as export_view
 from hbnlab.app.views import learn as learn_view
 from hbnlab.app.views.corpus import config_corpus_label
 from hbnlab.export.report import build_report
+from hbnlab.jobs.records import RegistryError
 from hbnlab.jobs.spec import canonical_json
 from hbnlab.pipeline import corpus_spec as CS
 from hbnlab.pipeline import tasks as T
 from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig, check_table_size
+
+_log = logging.getLogger(__name__)
 
 #: Group of every workbench job (one workspace per data home: a second tab sees the same jobs).
 JOB_GROUP = "workbench"
@@ -227,8 +232,19 @@ def job_counts() -> dict:
     return registry().counts(group=JOB_GROUP)
 
 
+class MissingResultError(HbnlabError, ValueError):
+    """A job's stored result (an artifact file) is missing or damaged.  The message names no path of
+    the server; the server's log has the registry's own message."""
+
+
 def read_artifact(digest: str) -> bytes:
-    return registry().read_artifact(digest)
+    """The bytes of a stored result; :class:`MissingResultError` when it was deleted or damaged."""
+    try:
+        return registry().read_artifact(digest)
+    except (RegistryError, OSError) as exc:
+        _log.warning("artifact %s: %s", digest, exc)
+        raise MissingResultError(f"a stored result of this job (file {str(digest)[:12]}...) is missing or damaged "
+                                 "on the server; train the job again to recreate it") from None
 
 
 # --------------------------------------------------------------------------- corpus
@@ -720,10 +736,15 @@ MODEL_FORMAT_NOTE = ("hbnlab model files (.hbnlab: JSON + arrays in a ZIP, no pi
                      "and vocabulary: hbnlab.export.load_model(path).predict_proba_texts([...]) classifies raw text.")
 
 
+def unit_parts(unit_key: str) -> tuple[str, str]:
+    """``(class, classifier)`` of a unit key ``"class|classifier"`` (a class name may hold ``|``)."""
+    return T.split_unit_key(unit_key)
+
+
 def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFrame:
     """Evaluation documents by decreasing score of one model, optionally filtered by id / text."""
     out = train_outputs(job_id)
-    label, classifier = unit_key.split("|")
+    label, classifier = T.split_unit_key(unit_key)
     df = out.ranked_documents(label, classifier, limit=len(out.doc_ids))
     q = (query or "").strip()
     if q:

@@ -329,7 +329,7 @@ def job_picker_key(key: str, newest: int) -> str:
 
 def unit_picker(outputs, *, key: str, label: str = "Model") -> str:
     """Select one trained unit ``"class|classifier"`` of a train job."""
-    return st.selectbox(label, outputs.columns, key=key, format_func=lambda k: k.replace("|", " · "))
+    return st.selectbox(label, outputs.columns, key=key, format_func=lambda k: " · ".join(services.unit_parts(k)))
 
 
 # --------------------------------------------------------------------------- jobs

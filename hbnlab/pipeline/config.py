@@ -12,6 +12,7 @@ rebuild the same data in the worker process (:meth:`ExperimentConfig.from_dict`)
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, fields
 
 from hbnlab import bounds
@@ -421,15 +422,15 @@ class ExperimentConfig:
     def to_query(self) -> dict:
         """Flat ``{name: str}`` of the fields that differ from the defaults (for ``st.query_params``).
 
-        Tuples are joined with commas (class and learner names never contain commas in the
-        corpora we read; :meth:`from_query` splits on them)."""
+        Tuples are joined with commas (``earn,acq``), or written as a JSON list when a name holds a
+        comma or starts with ``[`` (a class ``oil, crude``): :func:`query_list` reads both back."""
         default = ExperimentConfig()
         out = {}
         for f in fields(self):
             v = getattr(self, f.name)
             if v == getattr(default, f.name):
                 continue
-            out[f.name] = ",".join(v) if isinstance(v, tuple) else str(v)
+            out[f.name] = query_list_text(v) if isinstance(v, tuple) else str(v)
         return out
 
     @classmethod
@@ -451,7 +452,7 @@ class ExperimentConfig:
                 if name == "hidden_states":
                     value = parse_hidden_states(raw)
                 elif isinstance(proto, tuple):
-                    value = tuple(x for x in str(raw).split(",") if x)
+                    value = query_list(raw)
                 elif isinstance(proto, bool):
                     value = str(raw).lower() in ("1", "true", "yes")
                 elif isinstance(proto, int):
@@ -472,6 +473,37 @@ class ExperimentConfig:
         except ValueError as e:  # a combination that is invalid (e.g. upload without path)
             problems.append(f"URL parameters ignored: {e}")
             return cls(), problems
+
+
+def query_list_text(names) -> str:
+    """A list of names as one URL value: joined with commas, or a JSON list when a name holds a comma
+    or starts with ``[`` (so that :func:`query_list` gives the names back).
+
+    >>> query_list_text(["earn", "acq"]), query_list_text(["oil, crude", "grain|wheat"])
+    ('earn,acq', '["oil, crude", "grain|wheat"]')
+    """
+    names = [str(n) for n in names]
+    if any("," in n or n.startswith("[") for n in names):
+        return json.dumps(names, ensure_ascii=False)
+    return ",".join(names)
+
+
+def query_list(text) -> tuple:
+    """The names of a URL value written by :func:`query_list_text`; a JSON list must hold strings.
+
+    >>> query_list('["oil, crude", "grain|wheat"]'), query_list("earn,,acq")
+    (('oil, crude', 'grain|wheat'), ('earn', 'acq'))
+    """
+    text = str(text)
+    if not text.startswith("["):
+        return tuple(x for x in text.split(",") if x)
+    try:
+        names = json.loads(text)
+    except ValueError:
+        raise ValueError(f"expected a comma-separated list or a JSON list of names, got {text!r}") from None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"expected a JSON list of names (strings), got {text!r}")
+    return tuple(n for n in names if n)
 
 
 @dataclass(frozen=True)

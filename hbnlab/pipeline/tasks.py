@@ -172,7 +172,21 @@ def scores_from_bytes(data: bytes) -> tuple[np.ndarray, list[str], list[str]]:
 
 
 def unit_key(label: str, name: str) -> str:
+    """``"class|classifier"``: the key of one trained unit (:func:`split_unit_key` reads it back)."""
     return f"{label}|{name}"
+
+
+def split_unit_key(key: str) -> tuple[str, str]:
+    """``(class, classifier)`` of a unit key.  A learner's name never holds ``|`` but a class name may
+    (``grain|wheat``), so the key is split at its last ``|``.
+
+    >>> split_unit_key("grain|wheat|HBN-OR")
+    ('grain|wheat', 'HBN-OR')
+    """
+    label, sep, name = str(key).rpartition("|")
+    if not sep or not name:
+        raise ValueError(f"unit key {key!r}: expected 'class|classifier'")
+    return label, name
 
 
 class _Checkpoint:
@@ -549,4 +563,5 @@ def per_class_best(cells: list, cell_scores: list, Y, classes: list) -> tuple[di
 
 
 __all__ = ["prepare_experiment", "fit_config_unit", "build_structure", "store_model", "load_model",
-           "scores_to_bytes", "scores_from_bytes", "unit_key", "train_task", "tune_task", "per_class_best"]
+           "scores_to_bytes", "scores_from_bytes", "unit_key", "split_unit_key", "train_task", "tune_task",
+           "per_class_best"]
