@@ -54,6 +54,16 @@ def test_tree_and_reproduce_check_their_bounds_before_reading_the_corpus(capsys,
     assert "--alpha must be a number in [0, 1e+06], got inf" in capsys.readouterr().err
     assert main(["reproduce", "table-4.10", "--corpus", "synthetic", "--n-restarts", "5000"]) == 2
     assert "--n-restarts must be an integer in 1..1024, got 5000" in capsys.readouterr().err
+    assert main(["reproduce", "table-4.10", "--corpus", "synthetic", "--param", "hidden_states=8", "--param",
+                 "B=12"]) == 2
+    assert "with 8 hidden states at B = 12: a node's table would have" in capsys.readouterr().err
+    assert main(["reproduce", "table-4.10", "--corpus", "synthetic", "--param", "alpha=1e308"]) == 2
+    assert "--param alpha must be a number in [0, 1e+06], got 1e+308" in capsys.readouterr().err
+    import hbnlab.cli.sweep as cli_sweep
+
+    monkeypatch.setattr(cli_sweep, "corpus_from_args", lambda *a, **k: pytest.fail("corpus read"))
+    assert main(["sweep", "--corpus", "synthetic", "--n-restarts", "1000000000"]) == 2
+    assert "--n-restarts must be an integer in 1..1024, got 1000000000" in capsys.readouterr().err
 
 
 def test_sweep_config_shares_the_bounds():

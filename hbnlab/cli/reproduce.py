@@ -118,9 +118,11 @@ def cmd_reproduce(args) -> int:
             raise CLIError(f"--rows: {e}") from None
         settings = parse_param_items(args.param)
         try:  # refused before the corpus is read
-            rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows)
+            given = rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows)
         except ValueError as e:
             raise CLIError(f"--param: {e}") from None
+        for (name, _), params in given.items():  # the bounds of every row, before the corpus too
+            check_learner_params(name, params, n_features=None)
         B_grid = None
         if args.tune_B:
             if not args.tune:

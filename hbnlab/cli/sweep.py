@@ -29,6 +29,7 @@ import sys
 import time
 from pathlib import Path
 
+from hbnlab.bounds import N_RESTARTS
 from hbnlab.cli.common import CLIError, add_corpus_options, add_validation_options, corpus_from_args, parse_list
 
 __all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha", "parse_states"]
@@ -126,6 +127,7 @@ class TerminalProgress:
 def _config(args):
     from hbnlab.experiments import sweep as sw
 
+    N_RESTARTS.check(args.n_restarts, name="--n-restarts")
     clusterings = parse_list(args.clusterings, str, "--clusterings")
     baselines = [] if args.baselines.strip().lower() in ("", "none") else parse_list(args.baselines, str, "--baselines")
     try:
