@@ -41,9 +41,11 @@ class BaselineNote:
                     f"train NB beside it")
         svm = "" if self.svm is None else f", the linear SVM {self.svm:.1f}"
         if self.below_nb:
+            advice = ("Choose between them on validation (training-0 -> validation or the Tuning page), not on "
+                      "the test set." if "test" in where else
+                      "Naive Bayes does better here at these terms.")
             return (f"Warning: {self.classifier}{terms} is below naive Bayes with the same terms{on}: micro "
-                    f"breakeven {self.micro:.1f} against {self.nb:.1f}{svm}. On this corpus naive Bayes is the "
-                    f"better choice at these terms.")
+                    f"breakeven {self.micro:.1f} against {self.nb:.1f}{svm}. {advice}")
         return (f"{self.classifier}{terms}: micro breakeven {self.micro:.1f}{on}, naive Bayes with the same "
                 f"terms {self.nb:.1f}{svm}.")
 
