@@ -313,5 +313,6 @@ def format_table(result: dict, *, per_class: bool = True) -> str:
     if notes:
         lines.append("")
         lines.append("Baseline check (each HBN/HNB row against NB and SVM with the same terms):")
-        lines.extend("  " + n.text() for n in notes)
+        where = "test set" if result.get("stage", "test") == "test" else "validation split"
+        lines.extend("  " + n.text(where) for n in notes)
     return "\n".join(lines)
