@@ -344,3 +344,26 @@ def test_compare_refuses_unpaired_jobs():
     classes, Y, scores = compare.aligned({1: a}, [(1, "NB"), (1, "HBN-OR")])
     assert classes == a.classes and list(scores) == ["#1 · NB", "#1 · HBN-OR"]
     np.testing.assert_array_equal(scores["#1 · HBN-OR"], a.scores_of("HBN-OR"))
+
+
+def test_tree_explanation_with_naive_bayes_children_of_the_class(tiny, tiny_data):
+    """HNB-AVG with 2 terms in the tree and 2 naive-Bayes children: the children are listed as nodes,
+    each term's contribution is its own log-ratio, and the class's children add up to the log-odds."""
+    cfg = ExperimentConfig(n_features=4, tree_terms=2, n_restarts=2)
+    est, _, _ = T.fit_config_unit(tiny_data, "A", "HNB-AVG", cfg)
+    assert est.tree_.n_features == 2 and est.class_children_.n_children == 2
+    doc = tiny.test[2]
+    ex = A.explain_document(est, tiny_data, doc, label="A", classifier="HNB-AVG")
+    kids = ex.nodes[ex.nodes["kind"] == "feature (child of the class)"]
+    assert list(kids["node"]) == list(est.class_children_names_)
+    x = tiny_data.indexed.indexer.transform([doc.full_text])
+    own = est.explain(x)
+    n_tree = est.tree_.n_nodes
+    col = {i: k for k, i in enumerate(own.contribution_nodes)}
+    np.testing.assert_allclose(kids["contribution"].to_numpy(),
+                               [own.contributions[0, col[n_tree + j]] for j in range(2)], rtol=0, atol=1e-12)
+    terms = ex.terms.set_index("term")["contribution"]
+    for name, value in zip(kids["node"], kids["contribution"]):
+        assert terms[name] == pytest.approx(value)
+    top = [i for i in own.contribution_nodes]
+    assert own.prior_log_odds + own.contributions[0, [col[i] for i in top]].sum() == pytest.approx(ex.log_odds)
