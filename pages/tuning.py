@@ -29,6 +29,10 @@ with st.form("tune_form"):
                               help="Each hidden node's number of states (2: binary, the thesis's; auto: chosen "
                                    "per node by BIC; auto-holdout: by a held-out quarter of training-0). More "
                                    "states cost more per fit.")
+    st.caption(("Every term in the tree (the thesis's model)" if not cfg.tree_terms else
+                f"The tree holds the {cfg.tree_terms} strongest terms; above that many terms per class the others "
+                "are naive-Bayes children of the class")
+               + " (Training page: Terms in the tree). B and alpha shape the tree only.")
     submitted = st.form_submit_button("Run the grid", type="primary", icon=":material/grid_on:")
 note = None
 if submitted:
