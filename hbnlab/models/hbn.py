@@ -162,6 +162,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         n_features=30,
         tree_terms=TREE_TERMS_DEFAULT,
         children_N0=CLASS_CHILDREN_N0,
+        tree_select="top",
         selection="ig",
         n_restarts=64,
         tol=1e-4,
@@ -187,6 +188,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.n_features = n_features
         self.tree_terms = tree_terms
         self.children_N0 = children_N0
+        self.tree_select = tree_select
         self.selection = selection
         self.n_restarts = n_restarts
         self.tol = tol
@@ -253,6 +255,16 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         N0 = self.children_N0
         if isinstance(N0, bool) or not isinstance(N0, (int, float, np.integer, np.floating)) or not 0 < N0 < 1e6:
             raise ValueError(f"children_N0 must be a number in (0, 1e6), got {N0!r}")
+        if self.tree_select not in TREE_SELECTIONS:
+            raise ValueError(f"tree_select must be one of {TREE_SELECTIONS}, got {self.tree_select!r}")
+        if self.tree_select == "dependent":
+            keep = dependent_terms(Xb[:, :T], y)
+            first = np.concatenate([keep, np.setdiff1d(np.arange(m), keep)])  # tree's first, IG order kept
+            self.selected_features_ = self.selected_features_[first]
+            self.feature_scores_ = self.feature_scores_[first]
+            Xb = Xb[:, first]
+            names = [names[i] for i in first]
+            T = int(keep.size)
         self.class_children_ = ClassChildren.fit(Xb[:, T:], y, float(N0))
         self.class_children_names_ = names[T:]
         return Xb[:, :T], names[:T]
@@ -395,6 +407,56 @@ INITS = ("random", "hbn")
 HIDDEN_STATE_SEARCHES = ("auto", "auto-holdout")
 
 
+#: How ``tree_terms`` picks the tree's terms when there are more selected terms: ``"top"``, the
+#: ``tree_terms`` with the highest I(F; C); ``"dependent"``, those of them that depend on another of
+#: them given the class (:func:`dependent_terms`).
+TREE_SELECTIONS = ("top", "dependent")
+
+#: Significance level of the conditional-independence test of ``tree_select="dependent"``.
+DEPENDENCE_P = 1e-3
+
+
+def dependent_terms(Xb, y, p_value: float = DEPENDENCE_P) -> np.ndarray:
+    """Columns of binary ``Xb`` (n, m) that are not independent given the class of some other column.
+
+    The test is the G-test of conditional independence of two binary terms given the binary class
+    (G = 2 N I(F_i; F_j | C), chi-square with 2 degrees of freedom; Karčiauskas's DEP clustering
+    tests dependence the same way, and Friedman et al. 1997's TAN weighs pairs by I(F_i; F_j | C)).
+    Returns the columns in increasing order; the first two when no pair is dependent (a tree needs
+    terms to group).
+
+    >>> rng = np.random.RandomState(0)
+    >>> y = rng.randint(0, 2, 400); a = rng.rand(400) < 0.5
+    >>> X = np.column_stack([a, a ^ (rng.rand(400) < 0.1), rng.rand(400) < 0.5]).astype(int)
+    >>> dependent_terms(X, y).tolist()
+    [0, 1]
+    """
+    from scipy.stats import chi2
+
+    X = np.asarray(Xb.toarray() if hasattr(Xb, "toarray") else Xb, dtype=np.float64)
+    y = np.asarray(y)
+    m = X.shape[1]
+    G = np.zeros((m, m))
+    for c in (0, 1):
+        Xc = X[y == c]
+        n = float(Xc.shape[0])
+        if n == 0:
+            continue
+        n11 = Xc.T @ Xc
+        a = np.diag(n11)
+        n10 = a[:, None] - n11
+        n01 = a[None, :] - n11
+        n00 = n - n11 - n10 - n01
+        pa = np.stack([n - a, a])  # counts of F_i = 0, 1
+        for cell, (u, v) in ((n00, (0, 0)), (n01, (0, 1)), (n10, (1, 0)), (n11, (1, 1))):
+            expected = pa[u][:, None] * pa[v][None, :] / n
+            with np.errstate(divide="ignore", invalid="ignore"):
+                G += 2 * np.where(cell > 0, cell * np.log(cell / expected), 0.0)
+    np.fill_diagonal(G, 0.0)
+    keep = np.flatnonzero(G.max(axis=1) > chi2.isf(p_value, 2)) if m > 1 else np.arange(m)
+    return keep if keep.size >= 2 else np.arange(min(2, m))
+
+
 def check_tree_terms(value):
     """``tree_terms``: None (every selected term in the tree) or an integer >= 1 (``ValueError``
     naming the parameter otherwise)."""
@@ -493,6 +555,11 @@ _PARAMS_DOC = """
         Reuters-21578 and OHSUMED (ten classes each, HBN-OR at Table 4.1's B and alpha) the thesis's
         tree falls from 81.5 / 61.9 at 30 terms to 76.0 / 54.0 at 300, 50 terms in the tree give
         78.1 / 74.7 (naive Bayes 78.4 / 74.1; ``benchmarks/results/hbn_any_corpus.md``).
+    tree_select : {"top", "dependent"}, default="top"
+        With more selected terms than ``tree_terms``: the tree holds the ``tree_terms`` with the
+        highest I(F; C) (``"top"``), or only those of them that depend on another of them given
+        the class (``"dependent"``, :func:`dependent_terms`: G-test, p < 0.001); every other
+        selected term is a naive-Bayes child of the class.
     children_N0 : float, default=0.1
         Pseudo-count per state of the class's naive-Bayes children (``tree_terms``): their
         P(F = 1 | C = c) is (n + N0) / (N + 2 N0), the thesis's N0 smoothing; a larger value draws
@@ -633,5 +700,5 @@ class HierarchicalNBClassifier(_TreeClassifier):
 
 
 __all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "ClassChildren",
-           "TREE_TERMS_DEFAULT", "check_tree_terms", "check_hidden_states",
+           "TREE_TERMS_DEFAULT", "TREE_SELECTIONS", "check_tree_terms", "dependent_terms", "check_hidden_states",
            "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS"]
