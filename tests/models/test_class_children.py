@@ -174,3 +174,46 @@ def test_config_maps_zero_to_the_thesis_model_and_checks_bounds():
         cfg.replace(tree_terms=-1)
     parsed, problems = ExperimentConfig.from_query({"tree_terms": "0"})
     assert parsed.tree_terms == 0 and not problems
+
+
+def test_dependent_terms_match_scipy_g_tests_summed_over_the_classes():
+    """G of each pair = the sum over the classes of scipy's log-likelihood-ratio statistic of the 2x2
+    table given that class; a term is kept when some partner's G passes chi2(2) at p = 0.001."""
+    from scipy.stats import chi2, chi2_contingency
+
+    from hbnlab.models.hbn import DEPENDENCE_P, dependent_terms
+
+    rng = np.random.RandomState(3)
+    n = 600
+    y = rng.randint(0, 2, n)
+    base = rng.rand(n) < 0.4
+    X = np.column_stack([
+        base, base ^ (rng.rand(n) < 0.15),           # 0, 1: dependent given the class
+        rng.rand(n) < np.where(y == 1, 0.6, 0.2),     # 2: class-related, independent of the others given C
+        rng.rand(n) < 0.3,                            # 3: noise
+        (rng.rand(n) < 0.5) & base,                   # 4: depends on 0 and 1
+    ]).astype(np.int8)
+    m = X.shape[1]
+    G = np.zeros((m, m))
+    for i in range(m):
+        for j in range(m):
+            if i == j:
+                continue
+            for c in (0, 1):
+                Xc = X[y == c]
+                table = np.array([[np.sum((Xc[:, i] == a) & (Xc[:, j] == b)) for b in (0, 1)] for a in (0, 1)])
+                if (table.sum(0) > 0).all() and (table.sum(1) > 0).all():
+                    G[i, j] += chi2_contingency(table, correction=False, lambda_="log-likelihood")[0]
+    want = np.flatnonzero(G.max(1) > chi2.isf(DEPENDENCE_P, 2))
+    assert want.tolist() == [0, 1, 4]
+    np.testing.assert_array_equal(dependent_terms(X, y), want)
+    est = HierarchicalBNClassifier(B=3, n_features=None, tree_terms=4, tree_select="dependent", n_restarts=2,
+                                   random_state=0).fit(X, y)
+    # the pool is the 4 terms with the highest I(F; C); the tree keeps its dependent ones
+    ig = score_terms(X, y.reshape(-1, 1).astype(bool), method="ig")[:, 0]
+    pool = np.lexsort((np.arange(m), -ig))[:4]
+    tree = pool[dependent_terms(X[:, pool], y)]
+    np.testing.assert_array_equal(est.selected_features_[: est.tree_.n_features], tree)
+    assert est.class_children_.n_children == m - tree.size
+    with pytest.raises(ValueError, match="tree_select"):
+        HierarchicalBNClassifier(B=3, n_features=None, tree_terms=2, tree_select="best", n_restarts=1).fit(X, y)
