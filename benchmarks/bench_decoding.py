@@ -2,24 +2,33 @@
 
 Usage::
 
-    python benchmarks/bench_decoding.py [N_FILES]
+    python benchmarks/bench_decoding.py [N_FILES] [--cp1251-mb 40]
 
 Times (best of 3): a plain strict ``bytes.decode("utf-8-sig")`` loop (the readers' former
 default) against :func:`hbnlab.corpus.encoding.decode_text` with ``"auto"``, on all-UTF-8 files
 and on the issue's mix (73 latin-1 files among them), then :func:`read_folder_per_class` on the
 mixed folder written to a temporary directory (disk reads included).
+
+Then one large cp1251 file (issue 29: 190 MB took 100-129 s): rule 5's plausibility test as it
+was (a Python loop over the characters, copied below as ``_plausible_cp1252_loop``) against
+:func:`~hbnlab.corpus.encoding.plausible_cp1252` (byte values counted by numpy), CPU seconds of
+each in this process, and ``decode_text`` on the whole file: MB/s and the peak of traced memory
+as a multiple of the file.
 """
 from __future__ import annotations
 
-import sys
+import argparse
+import re
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
 from hbnlab.corpus import read_folder_per_class
-from hbnlab.corpus.encoding import decode_text
+from hbnlab.corpus import encoding
+from hbnlab.corpus.encoding import decode_text, plausible_cp1252
 
 WORDS = ("the market said people report world today new would after café Müller naïve señor crème "
          "grain wheat oil barrel price rose fell exports shares bank").split()
@@ -33,6 +42,54 @@ def _files(n: int, n_latin1: int, seed: int = 0) -> dict[str, bytes]:
         enc = "latin-1" if i < n_latin1 else "utf-8"
         out[f"train/group{i % 20:02d}/{100000 + i}"] = text.encode(enc)
     return out
+
+
+RUSSIAN = ("Съешь же ещё этих мягких французских булок, да выпей чаю. Цены на нефть выросли, "
+           "сообщил банк в понедельник; экспорт зерна упал на 3 %.\n")
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
+
+
+def _plausible_cp1252_loop(text: str, data: bytes) -> bool:
+    """Rule 5 as it was before issue 29: every non-ASCII character classified in Python."""
+    if len(encoding._CONTROL.findall(text)) > encoding._MAX_CONTROL * len(text):
+        return False
+    non_ascii = _NON_ASCII.findall(text)
+    ascii_letters = len(data) - len(data.translate(None, _ASCII_LETTERS))
+    other_letters = sum(c.isalpha() for c in non_ascii)
+    odd = sum(not c.isalpha() and c not in encoding._CP1252_MARKS for c in non_ascii)
+    letters = ascii_letters + other_letters
+    if letters < encoding._MIN_LETTERS:
+        return True
+    return (other_letters <= encoding._MAX_NON_ASCII_LETTERS * letters
+            and odd <= encoding._MAX_ODD_SYMBOLS * len(text))
+
+
+def cp1251_file(mb: float) -> None:
+    """Rule 5 old vs new, and ``decode_text`` on one cp1251 file of ``mb`` MB."""
+    line = RUSSIAN.encode("cp1251")
+    data = line * max(1, int(mb * 1e6 / len(line)))
+    text = data.decode("cp1252")
+    t0 = time.process_time()
+    old = _plausible_cp1252_loop(text, data)
+    t_old = time.process_time() - t0
+    t0 = time.process_time()
+    new = plausible_cp1252(text, data)
+    t_new = time.process_time() - t0
+    del text
+    print(f"cp1251 file, {len(data) / 1e6:.0f} MB: rule 5 loop {t_old:.2f} s CPU, byte counts {t_new:.3f} s CPU, "
+          f"same answer: {old == new} ({new})")
+    print(f"cp1252_plausibility_cpu_ratio_old_over_new={t_old / t_new:.1f}")
+    t0 = time.process_time()
+    d = decode_text(data, "big.txt")
+    t = time.process_time() - t0
+    tracemalloc.start()
+    decode_text(data, "big.txt")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"decode_text auto on it: {d.encoding}, {t:.2f} s CPU = {len(data) / 1e6 / t:.1f} MB/s; "
+          f"peak traced memory {peak / 1e6:.0f} MB = {peak / len(data):.1f} x the file")
 
 
 def best_of(fn, repeat: int = 3) -> float:
@@ -77,4 +134,10 @@ def main(n: int = 20_000) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20_000)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("n_files", nargs="?", type=int, default=20_000)
+    ap.add_argument("--cp1251-mb", type=float, default=40.0, help="size of the cp1251 file (0: skip it)")
+    args = ap.parse_args()
+    main(args.n_files)
+    if args.cp1251_mb > 0:
+        cp1251_file(args.cp1251_mb)
