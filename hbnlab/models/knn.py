@@ -28,10 +28,26 @@ validation grid over both k and the weighting (used by
 The k nearest neighbours of a block of query rows come from one sparse product and a partial sort
 (``numpy.partition``); among training documents with the same similarity the lower row index is
 nearer, so the neighbour set (and the score) never depends on the sort's internals.
+
+The neighbour lists depend on neither k nor the class: only on the unit query rows and the unit
+training rows (on every term, the same for every class of a split; on locally selected terms, the
+same for every k and every run of one class).  Validation tuning scores 8 values of k x 2
+weightings x every class, so :func:`nearest_neighbours` keeps the :data:`NEIGHBOURS_KEPT` (or k,
+if more) nearest training documents of each query, sorted nearest first, in a bounded cache keyed
+by the two matrices' content (:class:`NeighbourCache`); any k up to the kept width is then a
+prefix of those lists.  A k above :data:`MAX_LISTED_K` (``k=10**6``, say: every training document) is
+summed block by block from the mask of :func:`nearest_neighbour_mask` instead, without lists; both
+routes select the same neighbours and differ only in the order the similarities are added (a few
+units in the last place: 2e-14 on scores up to 45, ``benchmarks/bench_knn_reuse.py``).
 """
 from __future__ import annotations
 
+import itertools
 import numbers
+import threading
+import zlib
+from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,13 +56,18 @@ from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 from hbnlab.models.multinomial_nb import as_count_matrix
 from hbnlab.models.rocchio import tfidf_unit_rows
 
-__all__ = ["KNNBinaryClassifier", "WEIGHTINGS", "knn_weight_rows", "nearest_neighbour_mask"]
+__all__ = ["KNNBinaryClassifier", "WEIGHTINGS", "knn_weight_rows", "nearest_neighbour_mask", "nearest_neighbours",
+           "NeighbourCache", "NEIGHBOUR_CACHE", "NEIGHBOURS_KEPT", "MAX_LISTED_K"]
 
 #: Term weightings of :class:`KNNBinaryClassifier`.
 WEIGHTINGS = ("tf", "tfidf", "logtfidf")
 
 #: Query rows scored per sparse product: bounds the dense (rows x training documents) block.
 _BLOCK_ROWS = 512
+#: Neighbours kept per query in the cache when k is smaller: the catalogue's k grid tops at 60.
+NEIGHBOURS_KEPT = 64
+#: Above this k, the scores are summed from the neighbour mask block by block (no lists, no cache).
+MAX_LISTED_K = 256
 
 
 def _idf(X: sp.csr_matrix, weighting: str) -> np.ndarray:
@@ -84,6 +105,142 @@ def nearest_neighbour_mask(S: np.ndarray, k: int) -> np.ndarray:
     tied = S == kth
     need = k - above.sum(axis=1, keepdims=True)
     return above | (tied & (np.cumsum(tied, axis=1) <= need))
+
+
+def _block_neighbours(Q: sp.csr_matrix, T: sp.csc_matrix, m: int):
+    """Per block of query rows: (row slice, indices (rows, m) of the m nearest training rows,
+    nearest first, ties to the lower index; their similarities).  ``T`` is the transposed unit
+    training rows."""
+    n = T.shape[1]
+    for start in range(0, Q.shape[0], _BLOCK_ROWS):
+        rows = slice(start, start + _BLOCK_ROWS)
+        S = (Q[rows] @ T).toarray()
+        # the same mask as the streamed route: exactly m columns per row, in column order
+        cols = np.nonzero(nearest_neighbour_mask(S, m))[1].reshape(S.shape[0], min(m, n))
+        sims = np.take_along_axis(S, cols, axis=1)
+        order = np.argsort(-sims, axis=1, kind="stable")  # equal similarities keep the lower index first
+        yield rows, np.take_along_axis(cols, order, axis=1).astype(np.int32), np.take_along_axis(sims, order, axis=1)
+
+
+def _nbytes(*arrays) -> int:
+    return sum(a.nbytes for a in arrays)
+
+
+def _csr_bytes(M) -> int:
+    return _nbytes(M.data, M.indices, M.indptr)
+
+
+def _same_csr(A, B) -> bool:
+    return (A.shape == B.shape and A.nnz == B.nnz and np.array_equal(A.indptr, B.indptr)
+            and np.array_equal(A.indices, B.indices) and np.array_equal(A.data, B.data))
+
+
+class _Entry(NamedTuple):
+    key: tuple
+    Q: sp.csr_matrix
+    train: sp.csr_matrix
+    idx: np.ndarray
+    sims: np.ndarray
+    size: int
+
+
+class NeighbourCache:
+    """The nearest training rows of query rows, kept across estimators and calls.
+
+    An entry is keyed by a cheap summary of the unit query rows ``Q`` and the unit training rows
+    (shapes, non-zeros, a CRC of the row pointers) and confirmed by comparing the matrices' arrays
+    exactly, so a hit never depends on a hash being collision-free.  The arrays, not only the
+    values: the order of a row's stored entries sets the order of the sparse product's additions,
+    hence the last bit of a similarity and possibly a neighbour at a near-tie.  Entries are
+    dropped least recently used first once their bytes (the lists plus the two matrices they
+    hold) exceed ``max_bytes``; an entry larger than half of it is computed and not kept.
+
+    Parameters
+    ----------
+    max_bytes : int, default 256 MB
+    """
+
+    def __init__(self, max_bytes: int = 256 * 2**20):
+        self.max_bytes = int(max_bytes)
+        self._entries: OrderedDict = OrderedDict()  # serial -> _Entry, least recently used first
+        self._serial = itertools.count()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def _key(Q, train) -> tuple:
+        # the row pointers as int64: equal matrices with int32 and int64 indices share a key
+        return (Q.shape, Q.nnz, zlib.crc32(Q.indptr.astype(np.int64)), train.shape, train.nnz,
+                zlib.crc32(train.indptr.astype(np.int64)))
+
+    def _find(self, key, Q, train):
+        for serial, e in self._entries.items():
+            if e.key == key and _same_csr(e.Q, Q) and _same_csr(e.train, train):
+                return serial, e
+        return None, None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+    def neighbours(self, Q: sp.csr_matrix, train: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(indices, similarities)`` (n_queries, >= min(k, n_train)) of each query's nearest
+        training rows, nearest first (see :func:`nearest_neighbours`)."""
+        k = min(int(k), train.shape[0])
+        key = self._key(Q, train)
+        with self._lock:
+            serial, e = self._find(key, Q, train)
+            if e is not None and e.idx.shape[1] >= k:
+                self._entries.move_to_end(serial)
+                self.hits += 1
+                return e.idx, e.sims
+            self.misses += 1
+        idx, sims = nearest_neighbours(Q, train, k)
+        size = _nbytes(idx, sims) + _csr_bytes(Q) + _csr_bytes(train)
+        if size <= self.max_bytes // 2:
+            with self._lock:
+                serial, old = self._find(key, Q, train)  # a narrower list of the same matrices is replaced
+                if old is not None:
+                    del self._entries[serial]
+                    self._bytes -= old.size
+                self._entries[next(self._serial)] = _Entry(key, Q, train, idx, sims, size)
+                self._bytes += size
+                while self._bytes > self.max_bytes:
+                    self._bytes -= self._entries.popitem(last=False)[1].size
+        return idx, sims
+
+
+#: The cache :class:`KNNBinaryClassifier` uses (one per process).
+NEIGHBOUR_CACHE = NeighbourCache()
+
+
+def nearest_neighbours(Q: sp.csr_matrix, train: sp.csr_matrix, k: int,
+                       cache: NeighbourCache | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The nearest training rows of each unit query row by cosine (a dot product of unit rows).
+
+    Returns ``(indices, similarities)``, each (n_queries, m) with m >= min(k, n_train), sorted
+    nearest first; among equal similarities the lower training index is nearer, so the first k
+    columns are exactly :func:`nearest_neighbour_mask` of the similarity matrix.  The lists come
+    from ``cache`` (``None``: computed, not kept; :class:`KNNBinaryClassifier` passes
+    :data:`NEIGHBOUR_CACHE`).
+
+    Examples
+    --------
+    >>> T = sp.csr_matrix(np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]]))
+    >>> idx, sims = nearest_neighbours(sp.csr_matrix(np.array([[0.0, 1.0]])), T, 2)
+    >>> idx.tolist(), sims.round(2).tolist()
+    ([[2, 1, 0]], [[1.0, 0.8, 0.0]])
+    """
+    if cache is not None:
+        return cache.neighbours(Q, train, k)
+    m = min(max(int(k), NEIGHBOURS_KEPT), train.shape[0])
+    parts = list(_block_neighbours(Q, train.T.tocsc(), m))
+    if not parts:
+        return np.zeros((0, m), dtype=np.int32), np.zeros((0, m))
+    return np.vstack([p[1] for p in parts]), np.vstack([p[2] for p in parts])
 
 
 class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
@@ -159,6 +316,17 @@ class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     def _similarity_sums(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Summed similarity of the positive and of the negative documents among each row's k
         nearest training documents, ``(s_pos, s_neg)``; ``X`` holds the selected columns."""
+        if self.k > MAX_LISTED_K:
+            return self._similarity_sums_streamed(X)
+        Q = knn_weight_rows(as_count_matrix(X), self.idf_, self.weighting)
+        k = min(int(self.k), self.train_vectors_.shape[0])
+        idx, sims = nearest_neighbours(Q, self.train_vectors_, k, cache=NEIGHBOUR_CACHE)
+        idx, sims = idx[:, :k], sims[:, :k]
+        pos = self.train_labels_.astype(bool)[idx]
+        return np.where(pos, sims, 0.0).sum(axis=1), np.where(pos, 0.0, sims).sum(axis=1)
+
+    def _similarity_sums_streamed(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_similarity_sums` from the neighbour mask of each block, for a k too large to list."""
         pos = self.train_labels_.astype(bool)
         s_pos = np.empty(X.shape[0])
         s_neg = np.empty(X.shape[0])
