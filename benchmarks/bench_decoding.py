@@ -26,8 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hbnlab.corpus import read_folder_per_class
-from hbnlab.corpus import encoding
+from hbnlab.corpus import encoding, read_folder_per_class
 from hbnlab.corpus.encoding import decode_text, plausible_cp1252
 
 WORDS = ("the market said people report world today new would after café Müller naïve señor crème "

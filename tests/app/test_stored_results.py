@@ -62,10 +62,9 @@ def test_class_names_with_a_pipe_or_a_comma_survive_unit_keys_and_the_url(app, d
     no_exceptions(app)
 
     # a reload of the URL gives the same two classes back (not 'oil' and ' crude')
-    from conftest import APP
     from streamlit.testing.v1 import AppTest
 
-    again = AppTest.from_file(str(APP), default_timeout=90)
+    again = AppTest.from_file(app._script_path, default_timeout=90)
     again.query_params = cfg.to_query()
     again.run()
     no_exceptions(again)

@@ -62,7 +62,7 @@ def test_byte_counts_decide_as_the_character_loop(monkeypatch):
 
 def test_a_text_of_another_length_than_its_bytes_is_refused():
     with pytest.raises(ValueError, match="one character per byte.*2 characters for 3 bytes"):
-        plausible_cp1252("é!", "é!".encode("utf-8"))
+        plausible_cp1252("é!", "é!".encode())
 
 
 def _bad_utf8_bytes_oracle(data: bytes) -> int:
@@ -73,7 +73,7 @@ def _bad_utf8_bytes_oracle(data: bytes) -> int:
 
 def test_mostly_utf8_counts_the_bytes_surrogateescape_cannot_decode():
     rng = np.random.default_rng(1)
-    valid = "pétrole — 油 𝄞 naïve\n".encode("utf-8")
+    valid = "pétrole — 油 𝄞 naïve\n".encode()
     answers = []
     for data in _draws(200, seed=2):
         mixed = bytearray(data)
