@@ -29,6 +29,14 @@ for note in notes:
 st.dataframe(widgets.points_styler(table, signed=[c for c in table.columns if "−" in c],
                                    points=[c for c in table.columns if "−" not in c]),
              key="c_table", height=widgets.table_height(table))
+with widgets.readable_errors():
+    for job_id, classifier in picked:
+        for note in services.baseline_notes([(job_id, classifier)]):
+            text = widgets.md_escape(f"#{job_id} · {note.text()}")
+            if note.below_nb:
+                st.warning(text, icon=":material/warning:")
+            else:
+                st.caption(text)
 
 st.subheader("How sure is the difference?")
 c1, c2, c3 = st.columns([2, 1, 1])

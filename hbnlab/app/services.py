@@ -505,6 +505,15 @@ def comparable_systems() -> dict:
             for r in finished_train_jobs() for c in r.result.get("classifiers", [])}
 
 
+def baseline_notes(systems) -> list:
+    """The baseline check of the HBN / HNB systems among ``systems`` (``[(job_id, classifier), ...]``):
+    each against NB and SVM of its own job (the same terms), :meth:`TrainOutputs.baseline_notes`."""
+    out = []
+    for job_id, classifier in _systems(systems):
+        out += [n for n in train_outputs(job_id).baseline_notes() if n.classifier == classifier]
+    return out
+
+
 def compare_verdict(boot: pd.DataFrame, a: str, b: str) -> str:
     """The micro / macro difference of a paired comparison in words."""
     return compare_view.verdict(boot, a, b)

@@ -85,3 +85,6 @@ def test_compare_page_shows_the_class_notes_and_readable_numbers(app):
     assert shown_cells and not any(v in ("-0.0", "−0.0", "0.000", "+0.0") for v in shown_cells), shown_cells
     verdict = " ".join(i.value for i in app.info)
     assert "points against" in verdict and "p = 0.000" not in verdict and "−0.0" not in verdict
+    # the baseline check: the HBN system beside its own job's NB with the same terms
+    notes = warnings + [shown(c.value) for c in app.caption]
+    assert any(n.startswith(f"#{first} · ") and "HBN-OR (10 terms)" in n and "naive Bayes" in n for n in notes), notes
