@@ -30,7 +30,9 @@ Rules shared by all readers
   without training documents gets its first test document (in permutation order) moved back to
   training.
 * **Size limit**: ``max_bytes`` (default 200 MB) bounds a file, an upload, a folder's total and a
-  ZIP's total uncompressed size; ``None`` disables it.  A JSONL record nested deeper than
+  ZIP's total uncompressed size and a Parquet table's decoded content (its footer checked
+  first, then its record batches: :mod:`hbnlab.corpus.parquet`); ``None`` disables it.  Running
+  out of memory while parsing a table is a ``CorpusError`` naming the file.  A JSONL record nested deeper than
   ``MAX_JSONL_DEPTH`` levels is refused, naming its line, before it is parsed.
 """
 from __future__ import annotations
@@ -62,6 +64,7 @@ from ._common import (
 from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
 from .encoding import AUTO, BINARY_REASON, EncodingTally, check_encoding
 from .fetch import is_safe_member_name
+from .parquet import parquet_rows
 from .reuters import REUTERS_FILES, _read_reuters_files
 
 #: File extensions read as tables, and their format.
@@ -178,19 +181,6 @@ def _jsonl_rows(text: str, source: str) -> tuple[list[str], Iterator[tuple[str, 
         parsed.append((f"line {lineno}", obj))
     columns = list(parsed[0][1]) if parsed else []
     return columns, iter(parsed)
-
-
-def _parquet_rows(data: bytes, source: str) -> tuple[list[str], Iterator[tuple[str, dict]]]:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(io.BytesIO(data))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise CorpusError(f"{source}: not a readable Parquet file ({exc})") from None
-    columns = list(table.column_names)
-    records = table.to_pylist()
-    return columns, ((f"row {i}", r) for i, r in enumerate(records, 1))
 
 
 def _missing_column(col: str, role: str, columns: list[str], source: str, where: str = "") -> MissingColumnError:
@@ -334,24 +324,29 @@ def _table_from_bytes(data: bytes, source: str, fmt: str, *, text_column: str = 
                       max_bytes: int | None = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
     check_size(len(data), max_bytes, source)
     tally = EncodingTally(encoding)
-    if fmt == "parquet":
-        if not data:
-            raise CorpusError(f"{source}: file is empty")
-        columns, rows = _parquet_rows(data, source)
-        tally.encodings["utf-8"] = 1  # Parquet stores strings as UTF-8
-    else:
-        text = tally.decode(data, source)
-        if not text.strip():
-            raise CorpusError(f"{source}: file is empty")
-        if fmt == "jsonl":
-            columns, rows = _jsonl_rows(text, source)
+    try:
+        if fmt == "parquet":
+            if not data:
+                raise CorpusError(f"{source}: file is empty")
+            wanted = [c for c in (text_column, labels_column, title_column, id_column, split_column) if c]
+            columns, rows = parquet_rows(data, source, wanted, max_bytes)
+            tally.encodings["utf-8"] = 1  # Parquet stores strings as UTF-8
         else:
-            columns, rows = _csv_rows(text, source, "," if fmt == "csv" else "\t")
-    return _corpus_from_rows(columns, rows, source=source, fmt=fmt, text_column=text_column,
-                             labels_column=labels_column, label_sep=label_sep, id_column=id_column,
-                             title_column=title_column, split_column=split_column,
-                             test_fraction=test_fraction, random_state=random_state, name=name,
-                             extra_meta=tally.meta())
+            text = tally.decode(data, source)
+            if not text.strip():
+                raise CorpusError(f"{source}: file is empty")
+            if fmt == "jsonl":
+                columns, rows = _jsonl_rows(text, source)
+            else:
+                columns, rows = _csv_rows(text, source, "," if fmt == "csv" else "\t")
+        return _corpus_from_rows(columns, rows, source=source, fmt=fmt, text_column=text_column,
+                                 labels_column=labels_column, label_sep=label_sep, id_column=id_column,
+                                 title_column=title_column, split_column=split_column,
+                                 test_fraction=test_fraction, random_state=random_state, name=name,
+                                 extra_meta=tally.meta())
+    except MemoryError:
+        raise CorpusError(f"{source}: ran out of memory parsing the {fmt} table; it is too large for this "
+                          f"machine (max_bytes={max_bytes} bounds the file, not the memory its rows take)") from None
 
 
 def read_table(path, *, text_column: str = "text", labels_column: str = "labels",
