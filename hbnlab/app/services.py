@@ -294,10 +294,11 @@ def store_upload(data: bytes, filename: str, options: dict | None = None) -> Pat
 
     The file is parsed first (:func:`hbnlab.corpus.load_upload`, which never half-loads, with
     the reader ``options`` of the config's upload columns), so a bad file raises its CorpusError
-    and nothing is stored.  Returns the stored path (the worker
-    reads it from there).
+    and nothing is stored.  The parse runs in a child process with a memory limit and a deadline
+    (:func:`hbnlab.corpus.isolated.check_upload`): a file that blows up takes down that child, not
+    the server and every open tab.  Returns the stored path (the worker reads it from there).
     """
-    from hbnlab.corpus import load_upload
+    from hbnlab.corpus.isolated import check_upload
     from hbnlab.export.atomic import write_bytes_atomic
 
     safe = safe_file_name(filename, "upload")
@@ -305,7 +306,7 @@ def store_upload(data: bytes, filename: str, options: dict | None = None) -> Pat
     path = data_home() / "uploads" / digest / safe
     checked = (str(path), json.dumps(options or {}, sort_keys=True))
     if checked not in _CHECKED_UPLOADS or not path.is_file():
-        load_upload(data, filename, **dict(options or {}))
+        check_upload(data, filename, options)
         if not path.is_file():
             write_bytes_atomic(path, data)
         _CHECKED_UPLOADS.add(checked)
