@@ -47,7 +47,9 @@ else:
         c = st.columns(5)
         cols = {k: c[i].text_input(k, value=getattr(cfg, f"upload_{k}_column"), key=f"upload_{k}")
                 for i, k in enumerate(("text", "labels", "split", "id", "title"))}
-        st.caption("split: a column with train / test (empty: a seeded 75/25 split); id, title: optional.")
+        st.caption("split: a column with train / test (empty: the column 'split' when the table has one, else a "
+                   "seeded 75/25 split); id: the column 'id' when present; title: optional. A ZIP holding "
+                   "train.csv and test.csv is split by the file names.")
     encoding = st.selectbox("Encoding", UPLOAD_ENCODINGS, index=UPLOAD_ENCODINGS.index(cfg.upload_encoding),
                             key="upload_encoding",
                             help="auto: detected file by file (byte-order mark, UTF-16, UTF-8, cp1252, a detector's "
@@ -80,6 +82,7 @@ m[0].metric("documents", ov["n_documents"])
 m[1].metric("training", ov["n_train"])
 m[2].metric("test", ov["n_test"])
 m[3].metric("classes", ov["n_categories"])
+st.caption(f"split: {widgets.md_escape(ov['split_source'])}")
 if len(ov["encodings"]):
     n_replaced = len(ov["replaced_files"])
     with st.expander(f"Encodings: {ov['n_decoded_files']} files, {n_replaced} with replacement characters",

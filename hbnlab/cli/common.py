@@ -9,7 +9,8 @@ from hbnlab import bounds
 from hbnlab._validation import HbnlabError
 
 __all__ = ["CLIError", "NO_CACHE_ENV", "add_corpus_options", "add_validation_options", "validation_kwargs",
-           "check_corpus_arg", "check_learner_params", "corpus_from_args", "parse_list", "parse_categories",
+           "check_corpus_arg", "check_learner_params", "corpus_from_args", "table_options", "TABLE_FLAGS",
+           "parse_list", "parse_categories",
            "parse_param_items", "write_json"]
 
 #: The store's off switch (:data:`hbnlab.pipeline.store.NO_CACHE_ENV`, kept here so that
@@ -20,16 +21,49 @@ NO_CACHE_ENV = "HBNLAB_NO_CACHE"
 _VALIDATION_CHOICES = ("auto", "date", "stratified")
 
 
+#: The table reader's column options: flag, the column read by default, help.  ``--id-column`` and
+#: ``--split-column`` read ``id`` / ``split`` when the table has them; ``none`` ignores such a column.
+TABLE_FLAGS = (
+    ("--text-column", "text", "column of the document text"),
+    ("--labels-column", "labels", "column of the labels"),
+    ("--id-column", "", "column of the document ids (default: 'id' when the table has one, else the row "
+                        "number; 'none': the row number)"),
+    ("--split-column", "", "column of the train/test split (default: 'split' when the table has one, else a "
+                           "seeded 75/25 split; 'none': ignore it). TRAIN,TEST as --corpus, or a folder "
+                           "holding train.csv and test.csv, takes the split from the file names"),
+    ("--title-column", "", "column of the document titles (default: none)"),
+)
+
+
+def table_options(args) -> dict:
+    """The table reader's keywords the command line set (``--text-column`` ... ``--label-separator``);
+    ``none`` for the id or split column means "do not read one"."""
+    out = {}
+    for flag, _, _ in TABLE_FLAGS:
+        key = flag[2:].replace("-", "_")
+        value = getattr(args, key, None)
+        if value is not None:
+            if not value.strip():
+                raise CLIError(f"{flag}: expected a column name, got {value!r}")
+            out[key] = "" if key in ("id_column", "split_column") and value.strip().lower() == "none" else value
+    if getattr(args, "label_sep", None) is not None:
+        if args.label_sep == "":
+            raise CLIError("--label-separator: expected a separator, got ''")
+        out["label_sep"] = args.label_sep
+    return out
+
+
 class CLIError(HbnlabError, ValueError):
     """A user-facing error: printed without a traceback, exit status 2."""
 
 
 def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: str = "--seed",
                        synthetic_size: bool = True) -> None:
-    """``--corpus synthetic|reuters|PATH``, ``--encoding``, ``--reuters-dir``, the synthetic corpus's seed
-    and size."""
+    """``--corpus synthetic|reuters|PATH|TRAIN,TEST``, ``--encoding``, ``--reuters-dir``, a table's
+    columns (:data:`TABLE_FLAGS`, ``--label-separator``), the synthetic corpus's seed and size."""
     p.add_argument("--corpus", default=default,
-                   help="synthetic | synthetic-hierarchy | reuters | PATH (directory, table, zip)")
+                   help="synthetic | synthetic-hierarchy | reuters | PATH (directory, table, zip) | TRAIN,TEST "
+                        "(two table files, e.g. train.csv,test.csv: one corpus split by the file names)")
     p.add_argument("--encoding", default="auto", metavar="auto|NAME",
                    help="text encoding of the files of --corpus PATH: auto (default) detects it file by file "
                         "(byte-order mark, UTF-16, UTF-8, cp1252, a detector's guess); a codec name (utf-8, "
@@ -42,6 +76,13 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
     p.add_argument("--no-cache", action="store_true",
                    help="parse and index the corpus afresh, without the store of prepared corpora in the data home "
                         "(sets $HBNLAB_NO_CACHE=1 for workers too; 'hbnlab cache list|clear' shows and empties it)")
+    t = p.add_argument_group("table corpus (CSV, TSV, JSONL, Parquet)")
+    for flag, default_name, what in TABLE_FLAGS:
+        t.add_argument(flag, default=None, metavar="COLUMN", help=what + (f" (default {default_name!r})"
+                                                                           if default_name else ""))
+    t.add_argument("--label-separator", "--label-sep", dest="label_sep", default=None, metavar="SEP",
+                   help="what separates several labels in one cell (default: the one of , ; | that occurs, "
+                        "else white space)")
     p.add_argument(seed_flag, type=int, default=0, help="seed of the synthetic corpus")
     if synthetic_size:
         p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
@@ -94,8 +135,17 @@ def check_corpus_arg(args) -> None:
     size = getattr(args, "synthetic_size", 3000)
     if args.corpus in ("synthetic", "synthetic-hierarchy") and size not in bounds.SYNTHETIC_SIZE:
         raise CLIError(f"--synthetic-size must be {bounds.SYNTHETIC_SIZE.describe()}, got {size}")
-    if args.corpus not in (None, "synthetic", "synthetic-hierarchy", "reuters") and not Path(args.corpus).exists():
-        raise CLIError(f"--corpus {args.corpus!r}: no such file or directory (use synthetic, reuters or a path)")
+    named = args.corpus in (None, "synthetic", "synthetic-hierarchy", "reuters")
+    if not named:
+        parts = [args.corpus] if Path(args.corpus).exists() or "," not in args.corpus else args.corpus.split(",")
+        for part in parts:
+            if not Path(part.strip()).exists():
+                raise CLIError(f"--corpus {args.corpus!r}: no such file or directory {part.strip()!r} (use synthetic, "
+                               f"reuters, a path, or two table files TRAIN,TEST)")
+    given = table_options(args)
+    if given and args.corpus in ("synthetic", "synthetic-hierarchy", "reuters"):
+        flags = sorted("--" + k.replace("_", "-") for k in given)
+        raise CLIError(f"{', '.join(flags)}: for a table corpus (--corpus PATH), not for --corpus {args.corpus}")
 
 
 def corpus_from_args(args, default: str = "reuters", *, log=None):
@@ -107,7 +157,7 @@ def corpus_from_args(args, default: str = "reuters", *, log=None):
     seed = args.corpus_seed if hasattr(args, "corpus_seed") else getattr(args, "seed", 0)
     return load_named_corpus(args.corpus or default, reuters_dir=args.reuters_dir, seed=seed,
                              size=getattr(args, "synthetic_size", 3000), encoding=getattr(args, "encoding", "auto"),
-                             log=log)
+                             table=table_options(args), log=log)
 
 
 def parse_list(text: str, cast, what: str) -> list:

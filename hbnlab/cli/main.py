@@ -70,6 +70,7 @@ def cmd_corpus_info(args) -> int:
     cv = split["info"]["method"] == "cv"
     print(f"corpus {s['name']}{kind}: {s['n_documents']} documents, {s['n_train']} train / {s['n_test']} test, "
           f"{s['n_categories']} categories")
+    print(f"split: {s['split_source']}")
     print(head[0])
     extra = f"{'positives per fold':>22}" if cv else f"{'train-0':>9}{'valid':>7}"
     print(f"{'category':<20}{'train':>8}{'test':>8}{extra}  tunable")

@@ -18,7 +18,14 @@ import time
 from pathlib import Path
 
 from hbnlab.bounds import SEED
-from hbnlab.cli.common import CLIError, add_corpus_options, check_corpus_arg, check_learner_params, parse_param_items
+from hbnlab.cli.common import (
+    CLIError,
+    add_corpus_options,
+    check_corpus_arg,
+    check_learner_params,
+    parse_param_items,
+    table_options,
+)
 
 __all__ = ["register", "cmd_train", "cmd_export_model", "cmd_predict", "cmd_run", "cmd_report", "evidence_names"]
 
@@ -31,7 +38,7 @@ def _corpus_spec(args):
         return CorpusSpec(args.corpus, seed=args.seed, size=args.synthetic_size)
     if args.corpus == "reuters":
         return CorpusSpec("reuters", path=args.reuters_dir)
-    return CorpusSpec("path", path=args.corpus, encoding=args.encoding)
+    return CorpusSpec("path", path=args.corpus, encoding=args.encoding, table=table_options(args))
 
 
 # =========================================================================== train

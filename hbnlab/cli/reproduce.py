@@ -15,6 +15,7 @@ from hbnlab.cli.common import (
     parse_categories,
     parse_list,
     parse_param_items,
+    table_options,
     validation_kwargs,
     write_json,
 )
@@ -53,7 +54,7 @@ def _verbeek(args) -> dict:
 
     t0 = time.perf_counter()
     corpus = load_named_corpus(args.corpus or "reuters", reuters_dir=args.reuters_dir, seed=args.random_state,
-                               encoding=args.encoding)
+                               encoding=args.encoding, table=table_options(args))
     figs = verbeek_figures(corpus, random_state=args.random_state)
     m = figs.meta
     print(f"Verbeek figures on {m['corpus']}: classes {', '.join(m['classes'])}; {m['n_terms']} terms")

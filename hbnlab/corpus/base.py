@@ -51,12 +51,22 @@ class CorpusError(HbnlabError, ValueError):
 
 class MissingColumnError(CorpusError):
     """A table has no column of the name a reader option gave: ``column`` is that name, ``role``
-    the option (``"text_column"``, ``"labels_column"``, ...)."""
+    the option (``"text_column"``, ``"labels_column"``, ...), which is also the error's
+    ``parameter``; ``suggestion`` is the column of the file to try (a close name, or the only
+    column no other option claims), else the placeholder ``"COLUMN"`` -- so the command line
+    advises ``--labels-column category`` and Python ``labels_column='category'``."""
 
-    def __init__(self, message: str, *, column: str, role: str):
-        super().__init__(message)
+    def __init__(self, message: str, *, column: str, role: str, suggestion: str | None = None):
+        super().__init__(message, role, suggestion if suggestion is not None else "COLUMN")
         self.column = column
         self.role = role
+
+    def __reduce__(self):
+        return (_missing_column_error, (self.message, self.column, self.role, self.suggestion))
+
+
+def _missing_column_error(message: str, column: str, role: str, suggestion: str) -> MissingColumnError:
+    return MissingColumnError(message, column=column, role=role, suggestion=suggestion)
 
 
 class BinaryFileError(CorpusError):
@@ -178,6 +188,25 @@ class Corpus:
             h.update(b"\0")
         return h.hexdigest()
 
+    @property
+    def split_source(self) -> str:
+        """Where the train / test split came from, in words, from ``meta['split']``: "the file's split
+        column", "train/test files", "train/test folders", "seeded 75/25 split (no split in the
+        source)", a named protocol ("ModApte ...") or "the generator's split"."""
+        how = str(self.meta.get("split", ""))
+        if how.startswith("column "):
+            return "the file's split column"
+        if how in ("files", "folders"):
+            return f"train/test {how}"
+        if how == "seeded":
+            test = round(100 * float(self.meta.get("test_fraction", 0.25)))
+            return f"seeded {100 - test}/{test} split (no split in the source)"
+        if how == "none":
+            return "none (every document is a training document)"
+        if how:
+            return how
+        return "the generator's split" if self.synthetic else "not recorded"
+
     def summary(self) -> dict:
         """Counts per split and per category, as plain Python objects."""
         cats = self.categories()
@@ -191,6 +220,7 @@ class Corpus:
             "n_documents": len(self.documents),
             "n_train": sum(d.split == "train" for d in self.documents),
             "n_test": sum(d.split == "test" for d in self.documents),
+            "split_source": self.split_source,
             "n_categories": len(cats),
             "per_category": per_cat,
         }

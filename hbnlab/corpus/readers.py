@@ -24,8 +24,11 @@ Rules shared by all readers
   the thesis's sense, sec. 4.1.2) is rejected, naming its line / file.
 * **Labels**: every document needs at least one label, and every label at least one training
   document.
-* **Splits**: an explicit split (a ``split`` column with values ``train`` / ``test``, or
-  ``train/`` and ``test/`` folders) is used as given.  Otherwise ``round(n * test_fraction)``
+* **Splits**: a split in the source is used as given: a split column (``split`` when the table
+  has one, or the one ``split_column`` names) with values ``train`` / ``test``; a pair of tables
+  named ``train.*`` / ``test.*`` (:func:`read_table_pair`, or a folder or ZIP holding exactly
+  them); ``train/`` and ``test/`` folders.  :attr:`Corpus.split_source
+  <hbnlab.corpus.base.Corpus.split_source>` says which.  Otherwise ``round(n * test_fraction)``
   documents, drawn by a ``random_state``-seeded permutation, form the test set; a label left
   without training documents gets its first test document (in permutation order) moved back to
   training.
@@ -64,6 +67,7 @@ from ._common import (
 from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
 from .encoding import AUTO, BINARY_REASON, EncodingTally, check_encoding
 from .fetch import is_safe_member_name
+from .pairs import merge_train_test, pair_folder_files, pair_roles, split_of_name
 from .parquet import parquet_rows
 from .reuters import REUTERS_FILES, _read_reuters_files
 
@@ -79,6 +83,10 @@ TABLE_FORMATS = {
 }
 _LABEL_SEPARATORS = (",", ";", "|")
 _SPLIT_VALUES = {"train": "train", "test": "test"}
+#: The columns of the documented table form ``id,text,labels,split`` that are read when present:
+#: a table with a ``split`` column keeps its own split, one with an ``id`` column its own ids.
+DEFAULT_ID_COLUMN = "id"
+DEFAULT_SPLIT_COLUMN = "split"
 _SKIP_NAMES = {"__MACOSX", "Thumbs.db", "desktop.ini"}
 MAX_ZIP_MEMBERS = 200_000
 #: Nesting depth of one JSONL record (a record is an object of strings and lists: depth 2).
@@ -183,17 +191,32 @@ def _jsonl_rows(text: str, source: str) -> tuple[list[str], Iterator[tuple[str, 
     return columns, iter(parsed)
 
 
-def _missing_column(col: str, role: str, columns: list[str], source: str, where: str = "") -> MissingColumnError:
-    hint = ""
+def _missing_column(col: str, role: str, columns: list[str], source: str, where: str = "",
+                    claimed: Sequence[str] = ()) -> MissingColumnError:
+    """The error for a column ``col`` (option ``role``) the table lacks; its suggestion is a close
+    name, else the only column no other option (``claimed``) uses."""
+    hint, match = "", None
     close = difflib.get_close_matches(col.lower(), [c.lower() for c in columns], n=1, cutoff=0.6)
     if close:
         match = next(c for c in columns if c.lower() == close[0])
-        hint = f"; did you mean {match!r}? (pass {role}={match!r})"
+        hint = f"; did you mean {match!r}?"
     elif len(columns) == 1 and any(d in columns[0] for d in ";\t|"):
         hint = "; the header is one column: is the file separated by another character than the extension says?"
+    else:
+        free = [c for c in columns if c not in claimed and c not in (DEFAULT_ID_COLUMN, DEFAULT_SPLIT_COLUMN)]
+        match = free[0] if len(free) == 1 else None
     prefix = f"{where} of {source}" if where else source
-    return MissingColumnError(f"{prefix}: no column {col!r} ({role}); columns found: {columns}{hint}", column=col,
-                              role=role)
+    what = role.removesuffix("_column")
+    return MissingColumnError(f"{prefix}: no column {col!r} for the {what}; columns found: {columns}{hint}",
+                              column=col, role=role, suggestion=match)
+
+
+def _optional_column(given: str | None, default: str, columns: Sequence[str]) -> str | None:
+    """The id or split column to read: ``given``; ``None`` -> ``default`` when the table has it;
+    ``""`` -> none."""
+    if given is None:
+        return default if default in columns else None
+    return given or None
 
 
 def _cell_str(value, col: str, loc: str, source: str) -> str:
@@ -221,9 +244,8 @@ def _choose_label_sep(cells: list[tuple[str, str]], source: str, col: str) -> st
     if len(found) > 1:
         (s1, l1), (s2, l2) = list(found.items())[:2]
         raise CorpusError(
-            f"{source}: column {col!r} mixes label separators {s1!r} ({l1}) and {s2!r} ({l2}); "
-            f"pass label_sep= to say which one separates labels"
-        )
+            f"{source}: column {col!r} mixes label separators {s1!r} ({l1}) and {s2!r} ({l2}); say which one "
+            f"separates labels", "label_sep", s1)
     return next(iter(found), None)
 
 
@@ -248,13 +270,16 @@ def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, s
     check_random_split_args(test_fraction)
     if label_sep is not None and (not isinstance(label_sep, str) or label_sep == ""):
         raise ValueError(f"label_sep must be a non-empty string or None (auto), got {label_sep!r}")
+    id_column = _optional_column(id_column, DEFAULT_ID_COLUMN, columns)
+    split_column = _optional_column(split_column, DEFAULT_SPLIT_COLUMN, columns)
     wanted = [(text_column, "text_column"), (labels_column, "labels_column")]
     wanted += [(c, r) for c, r in ((id_column, "id_column"), (title_column, "title_column"),
-                                   (split_column, "split_column")) if c is not None]
+                                   (split_column, "split_column")) if c]
+    claimed = [c for c, _ in wanted]
     if fmt != "jsonl":  # JSONL records may differ in keys: checked per line below
         for col, role in wanted:
             if col not in columns:
-                raise _missing_column(col, role, columns, source)
+                raise _missing_column(col, role, columns, source, claimed=claimed)
     records = list(rows)
     if not records:
         raise CorpusError(f"{source}: no documents (the file has a header but no rows)"
@@ -263,7 +288,7 @@ def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, s
         for loc, rec in records:
             for col, role in wanted:
                 if col not in rec:
-                    raise _missing_column(col, role, list(rec), source, where=loc)
+                    raise _missing_column(col, role, list(rec), source, where=loc, claimed=claimed)
 
     if label_sep is None:
         cells = [(loc, r[labels_column]) for loc, r in records if isinstance(r[labels_column], str)]
@@ -306,13 +331,13 @@ def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, s
             raise CorpusError(f"{source}: column {split_column!r} marks no document as 'train'")
         check_labels_trained(docs, where, source)
         split_meta: dict = {"split": f"column {split_column!r}"}
-    else:
+    else:  # no split in the source
         splits = seeded_split([d.labels for d in docs], test_fraction, random_state)
         docs = [Document(d.id, d.text, d.labels, s, d.title, d.date) for d, s in zip(docs, splits)]
         split_meta = {"split": "seeded", "test_fraction": float(test_fraction),
                       "random_state": _json_safe_seed(random_state)}
     meta = {"source": source, "format": fmt, "label_sep": "whitespace" if sep is None or not sep.strip() else sep,
-            **split_meta, **(extra_meta or {})}
+            "ids": f"column {id_column!r}" if id_column else "row numbers", **split_meta, **(extra_meta or {})}
     return Corpus(name or PurePosixPath(source.replace("\\", "/")).stem, tuple(docs), synthetic=False, meta=meta)
 
 
@@ -328,7 +353,9 @@ def _table_from_bytes(data: bytes, source: str, fmt: str, *, text_column: str = 
         if fmt == "parquet":
             if not data:
                 raise CorpusError(f"{source}: file is empty")
-            wanted = [c for c in (text_column, labels_column, title_column, id_column, split_column) if c]
+            wanted = [c for c in (text_column, labels_column, title_column,
+                                  DEFAULT_ID_COLUMN if id_column is None else id_column,
+                                  DEFAULT_SPLIT_COLUMN if split_column is None else split_column) if c]
             columns, rows = parquet_rows(data, source, wanted, max_bytes)
             tally.encodings["utf-8"] = 1  # Parquet stores strings as UTF-8
         else:
@@ -371,12 +398,15 @@ def read_table(path, *, text_column: str = "text", labels_column: str = "labels"
         lists are taken as lists of labels.  Labels that contain white space therefore need a
         ``,`` ``;`` ``|`` separator in the file, or an explicit ``label_sep``.
     id_column : str, optional
-        Document ids (must be unique); default the 1-based row number.
+        Document ids (must be unique).  ``None`` (default): the column ``id`` when the table has
+        one, else the 1-based row number; ``""``: the row number.
     title_column : str, optional
         Document titles (the tokenizer reads title and text alike).
     split_column : str, optional
-        Values ``train`` / ``test`` (case-insensitive).  Without it, a seeded split (see the
-        module docstring) with ``test_fraction`` and ``random_state``.
+        Values ``train`` / ``test`` (case-insensitive).  ``None`` (default): the column ``split``
+        when the table has one (the documented form ``id,text,labels,split`` keeps its own
+        split); ``""``: ignore any split column.  Without a split column, a seeded split (see
+        the module docstring) with ``test_fraction`` and ``random_state``.
     encoding : str, default "auto"
         Text encoding for CSV / TSV / JSONL: ``"auto"`` detects it (module docstring), a codec
         name (``"latin-1"``) decodes strictly.
@@ -403,9 +433,11 @@ def read_table(path, *, text_column: str = "text", labels_column: str = "labels"
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
     >>> _ = p.write_text("text,labels,split\\nwheat prices rose,grain,train\\n"
     ...                  "oil output fell,crude;energy,train\\ncorn exports,grain,test\\n")
-    >>> c = read_table(p, split_column="split")
+    >>> c = read_table(p)
     >>> [(d.id, sorted(d.labels), d.split) for d in c.documents]
     [('1', ['grain'], 'train'), ('2', ['crude', 'energy'], 'train'), ('3', ['grain'], 'test')]
+    >>> c.split_source
+    "the file's split column"
     """
     p = Path(path)
     fmt = _table_format(p.name)
@@ -416,17 +448,52 @@ def read_table(path, *, text_column: str = "text", labels_column: str = "labels"
                              random_state=random_state, encoding=encoding, max_bytes=max_bytes, name=name)
 
 
+# ---------------------------------------------------------------------------- train/test pair
+def _corpus_from_pair(tables: Mapping[str, tuple[bytes, str]], source: str, *, split_column: str | None = None,
+                      name: str | None = None, **kw) -> Corpus:
+    """One corpus from ``{"train": (bytes, file name), "test": (bytes, file name)}``
+    (:func:`hbnlab.corpus.pairs.merge_train_test`); a split column in the files is not read."""
+    if split_column:
+        raise CorpusError(f"{source}: a train/test pair takes its split from the file names; a split column "
+                          f"({split_column!r}) does not apply", "split_column", "")
+    _reject_kw(kw, _TABLE_KW, "a train/test pair")
+    parts = {s: _table_from_bytes(data, file, _table_format(file), split_column="", **{**kw, "test_fraction": 0.0})
+             for s, (data, file) in tables.items()}
+    return merge_train_test(parts, source, name or PurePosixPath(source.replace("\\", "/")).name or "corpus")
+
+
+def read_table_pair(train, test=None, **kw) -> Corpus:
+    """Read a corpus published as two tables (``train.csv`` and ``test.csv``, any table format, the
+    options of :func:`read_table`): the split comes from the file names (:mod:`hbnlab.corpus.pairs`).
+
+    ``train`` and ``test`` are the two files, in either order, or ``train`` alone is a folder
+    holding exactly them.  Ids from an id column must be unique across both files; without one
+    they are ``train/<row>`` and ``test/<row>``.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "train.csv").write_text("text,category\\nwheat prices rose,grain\\noil output fell,crude\\n")
+    >>> _ = (d / "test.csv").write_text("text,category\\ncorn exports,grain\\n")
+    >>> c = read_table_pair(d, labels_column="category")
+    >>> [(doc.id, doc.split) for doc in c.documents], c.split_source
+    ([('train/1', 'train'), ('train/2', 'train'), ('test/1', 'test')], 'train/test files')
+    """
+    max_bytes = kw.get("max_bytes", DEFAULT_MAX_BYTES)
+    if test is None:
+        files = pair_folder_files(Path(train), TABLE_FORMATS, _skipped)
+        if files is None:
+            raise CorpusError(f"{train}: expected a folder holding exactly two table files, train.* and test.*")
+        paths, source = [Path(train) / f for f in files], str(train)
+        kw.setdefault("name", Path(train).resolve().name)
+    else:
+        paths, source = [Path(train), Path(test)], f"{train} + {test}"
+        kw.setdefault("name", paths[0].resolve().parent.name or "corpus")
+    roles = pair_roles([str(p) for p in paths], source)
+    check_size(sum(p.stat().st_size for p in paths if p.is_file()), max_bytes, source, " (total of its files)")
+    return _corpus_from_pair({s: (_read_file_bytes(Path(p), max_bytes), p) for s, p in roles.items()}, source, **kw)
+
+
 # ---------------------------------------------------------------------------- folder per class
-def _split_folder(name: str) -> str | None:
-    """'train' / 'test' for split folders: ``train``, ``training``, ``test``, ``testing`` and
-    names ending in ``-train`` / ``_train`` / ``-test`` / ``_test`` (``20news-bydate-train``)."""
-    low = name.lower()
-    for split, words in (("train", ("train", "training")), ("test", ("test", "testing"))):
-        if low in words or any(low.endswith(sep + w) for w in words for sep in "-_"):
-            return split
-    return None
-
-
 _HIDDEN = "hidden or system file (.*, __MACOSX, Thumbs.db, desktop.ini)"
 
 
@@ -461,7 +528,7 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
     if not top_dirs:
         raise CorpusError(f"{source}: no class folders; expected <class>/<document files> or "
                           f"train/<class>/... and test/<class>/...")
-    kinds = {d: _split_folder(d) for d in top_dirs}
+    kinds = {d: split_of_name(d) for d in top_dirs}
     split_layout = any(kinds.values())
     if split_layout:
         others = [d for d, k in kinds.items() if k is None]
@@ -661,7 +728,7 @@ def _strip_wrapper(files: dict[str, bytes]) -> tuple[dict[str, bytes], str]:
         if len(tops) != 1 or not all("/" in r for r in rels):
             return files, prefix
         top = next(iter(tops))
-        if _split_folder(top) is not None:  # train/ alone is a split folder, not a wrapper
+        if split_of_name(top) is not None:  # train/ alone is a split folder, not a wrapper
             return files, prefix
         inner = {r.split("/", 1)[1]: b for r, b in files.items() if r.startswith(top + "/") and not _skipped(r)}
         inner_rels = list(inner)
@@ -686,9 +753,15 @@ def _corpus_from_archive_tree(files: dict[str, bytes], source: str, kw: dict) ->
     flat = [r for r in rels if "/" not in r]
     tables = [r for r in flat if PurePosixPath(r).suffix.lower() in TABLE_FORMATS]
     if tables and len(flat) == len(rels):
+        if len(tables) == 2 and {split_of_name(PurePosixPath(t).stem) for t in tables} == {"train", "test"}:
+            roles = pair_roles(tables, source)
+            kw = dict(kw)
+            kw.setdefault("name", PurePosixPath(prefix.rstrip("/") or source).stem or "corpus")
+            return _corpus_from_pair({s: (files[m], f"{source}:{prefix}{m}") for s, m in roles.items()}, source,
+                                     **kw)
         if len(tables) > 1:
             raise CorpusError(f"{source}: holds several table files {sorted(tables)}; expected one table "
-                              f"file or a folder-per-class tree")
+                              f"file, a train/test pair (train.* and test.*) or a folder-per-class tree")
         member = tables[0]
         _reject_kw(kw, _TABLE_KW, "a table")
         kw = dict(kw)
@@ -745,12 +818,19 @@ def load_corpus(path_or_name, **kw) -> Corpus:
     * ``"synthetic"`` -> :func:`make_synthetic_corpus` (``kw`` are its parameters);
     * ``"reuters21578"`` -> :func:`fetch_reuters21578` (``data_home``, ``download_if_missing``,
       ``url``) then :func:`load_reuters21578` (``progress``);
+    * two paths ``[train.csv, test.csv]``, or a directory holding exactly two table files named
+      ``train.*`` and ``test.*`` -> :func:`read_table_pair` (the split from the file names);
     * a directory with ``reut2-000.sgm`` -> :func:`load_reuters21578`;
     * any other directory -> :func:`read_folder_per_class`;
     * a ``.zip`` file -> :func:`read_zip`;
     * a ``.csv`` / ``.tsv`` / ``.tab`` / ``.jsonl`` / ``.ndjson`` / ``.parquet`` / ``.pq``
       file -> :func:`read_table`.
     """
+    if isinstance(path_or_name, (list, tuple)):
+        if len(path_or_name) != 2:
+            raise CorpusError(f"{list(map(str, path_or_name))}: expected one path, or two table files train.* and "
+                              f"test.*")
+        return read_table_pair(*path_or_name, **kw)
     if isinstance(path_or_name, str) and path_or_name == "synthetic":
         from .synthetic import make_synthetic_corpus
 
@@ -776,6 +856,12 @@ def load_corpus(path_or_name, **kw) -> Corpus:
             kw = _reuters_kw(kw, str(p))
             _reject_kw(kw, {"progress"}, "a Reuters-21578 folder")
             return load_reuters21578(p, **kw)
+        if pair_folder_files(p, TABLE_FORMATS, _skipped) is not None:
+            return read_table_pair(p, **kw)
+        columns = sorted(set(kw) & (_TABLE_KW - _FOLDER_KW))
+        if columns:
+            raise CorpusError(f"{p}: a folder-per-class tree (not a folder holding exactly train.* and test.* "
+                              f"tables), which has no columns; the column options {columns} do not apply")
         return read_folder_per_class(p, **kw)
     if p.suffix.lower() == ".zip":
         return read_zip(p, **kw)

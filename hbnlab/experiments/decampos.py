@@ -680,6 +680,7 @@ def reproduce_decampos_table(table: int | None = None, reuters_dir=None, *, coll
         "corpus_path": None if corpus_path is None else str(corpus_path),
         "layout": layout,
         "split": split,
+        "split_source": corpus.split_source,
         "name": corpus.name,
         "fingerprint": corpus.fingerprint(),
         "n_train": len(ic.train_docs),

@@ -93,6 +93,10 @@ def _json_value(v, fld):
     raise ManifestError(fld, f"unsupported value {v!r} (numbers, strings, booleans, null and lists only)")
 
 
+#: The keys of a manifest's ``corpus.table`` (the table reader's column options).
+TABLE_OPTIONS = ("text_column", "labels_column", "id_column", "split_column", "title_column", "label_sep")
+
+
 # =========================================================================== parts
 @dataclass(frozen=True)
 class CorpusSpec:
@@ -100,13 +104,17 @@ class CorpusSpec:
     categories form a topic taxonomy), ``reuters`` (``path`` = the
     Reuters-21578 directory, else ``$HBNLAB_REUTERS_DIR``) or ``path`` (a corpus file or folder
     read by :func:`hbnlab.corpus.load_corpus` with ``encoding``: ``"auto"`` or a codec name;
-    written to the manifest only when it is not ``"auto"``)."""
+    written to the manifest only when it is not ``"auto"``; ``"TRAIN,TEST"`` names two table
+    files split by their names).  ``table``: the table reader's column options
+    (:data:`TABLE_OPTIONS`, e.g. ``{"labels_column": "category"}``); a table's ``split`` and
+    ``id`` columns are read when present."""
 
     kind: str = "synthetic"
     seed: int = 0
     size: int = 3000
     path: str | None = None
     encoding: str = "auto"
+    table: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.kind not in CORPUS_KINDS:
@@ -117,6 +125,14 @@ class CorpusSpec:
             raise ManifestError("corpus.path", "a corpus of kind 'path' needs a path")
         if self.path is not None and not isinstance(self.path, str):
             raise ManifestError("corpus.path", f"expected a string, got {self.path!r}")
+        if not isinstance(self.table, dict):
+            raise ManifestError("corpus.table", f"expected an object of column options, got {self.table!r}")
+        _check_keys(self.table, "corpus.table", TABLE_OPTIONS)
+        for k, v in self.table.items():
+            if not isinstance(v, str):
+                raise ManifestError(f"corpus.table.{k}", f"expected a string, got {v!r}")
+        if self.table and self.kind != "path":
+            raise ManifestError("corpus.table", f"column options apply to a corpus of kind 'path', not {self.kind!r}")
         try:
             check_encoding(self.encoding, "corpus.encoding")
         except CorpusError as e:
@@ -128,13 +144,15 @@ class CorpusSpec:
         d = {"kind": self.kind, "path": self.path}
         if self.kind == "path" and self.encoding != "auto":
             d["encoding"] = self.encoding
+        if self.table:
+            d["table"] = dict(self.table)
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> CorpusSpec:
-        _check_keys(d, "corpus", ("kind", "seed", "size", "path", "encoding"))
+        _check_keys(d, "corpus", ("kind", "seed", "size", "path", "encoding", "table"))
         return cls(kind=d.get("kind", "synthetic"), seed=d.get("seed", 0), size=d.get("size", 3000),
-                   path=d.get("path"), encoding=d.get("encoding", "auto"))
+                   path=d.get("path"), encoding=d.get("encoding", "auto"), table=d.get("table") or {})
 
     def load(self):
         """The :class:`~hbnlab.corpus.Corpus` this spec names (a ``reuters`` spec without a path
@@ -147,7 +165,7 @@ class CorpusSpec:
             except CorpusError as e:
                 raise ManifestError("corpus.path", f"no Reuters-21578 directory: give corpus.path or set "
                                                    f"$HBNLAB_REUTERS_DIR ({e})") from None
-        return load_named_corpus(self.path, encoding=self.encoding)
+        return load_named_corpus(self.path, encoding=self.encoding, table=self.table)
 
 
 @dataclass(frozen=True)

@@ -125,8 +125,9 @@ class ExperimentConfig:
     upload_path : str
         Path of an uploaded file stored under the data home (the worker reads it from there).
     upload_text_column, upload_labels_column, upload_split_column, upload_id_column, upload_title_column : str
-        Column names for table uploads (:func:`hbnlab.corpus.read_table`); ``""`` = not used
-        (no split column: a seeded 75/25 split).
+        Column names for table uploads (:func:`hbnlab.corpus.read_table`); ``""`` = the reader's
+        default: the columns ``split`` and ``id`` when the table has them (else a seeded 75/25
+        split and row numbers), no title.
     upload_encoding : str
         Text encoding of the upload's files, one of :data:`UPLOAD_ENCODINGS`: ``"auto"`` detects
         it file by file; a codec name reads every file strictly with it.

@@ -40,7 +40,8 @@ from hbnlab.corpus import (
 from hbnlab.corpus.reuters import REUTERS_FILES
 from hbnlab.pipeline.store import cached_corpus
 
-__all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_from_spec", "is_reuters_modapte",
+__all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_paths", "corpus_from_spec",
+           "is_reuters_modapte",
            "REUTERS_NAME", "SYNTHETIC_HIERARCHY", "confine_corpus_path", "source_files", "allowed_corpus_dirs",
            "CorpusPathError",
            "ALLOWED_DIRS_ENV"]
@@ -161,25 +162,48 @@ def _synthetic(size: int, seed: int, log=None, model: str = "groups") -> Corpus:
     return cached_corpus(what, [], lambda: make(n_documents=int(size), random_state=int(seed)), log=log)
 
 
+def corpus_paths(name: str) -> list[Path]:
+    """The path(s) a ``--corpus`` value names: one path, or ``"TRAIN,TEST"`` -- two table files
+    (``train.csv,test.csv``) read as one corpus whose split comes from the file names.  A path
+    that does not exist is a :class:`~hbnlab.corpus.CorpusError`."""
+    text = str(name)
+    parts = [Path(text)] if Path(text).exists() or "," not in text else [Path(t.strip()) for t in text.split(",")]
+    for p in parts:
+        if not p.exists():
+            raise CorpusError(f"{p}: no such file or directory (a corpus is synthetic, {SYNTHETIC_HIERARCHY}, "
+                              f"reuters, a path, or two table files TRAIN,TEST)")
+    if len(parts) > 2:
+        raise CorpusError(f"{text}: {len(parts)} paths; expected one, or two table files TRAIN,TEST")
+    return parts
+
+
 def load_named_corpus(name: str, *, reuters_dir: str | None = None, seed: int = 0, size: int = 3000,
-                      download: bool = True, encoding: str = "auto", log=None):
+                      download: bool = True, encoding: str = "auto", table: dict | None = None, log=None):
     """``"synthetic"`` (seeded, ``size`` documents), ``"synthetic-hierarchy"`` (the same, categories
     in a topic taxonomy), ``"reuters"`` (ModApte) or a path read by
-    :func:`hbnlab.corpus.load_corpus` (a folder per class, a table or a ZIP) with ``encoding``
-    (``"auto"``: detected file by file, or a codec name).  Kept in the store
+    :func:`hbnlab.corpus.load_corpus` (a folder per class, a table, a ZIP, or ``"TRAIN,TEST"``:
+    two table files, :func:`corpus_paths`) with ``encoding`` (``"auto"``: detected file by file,
+    or a codec name) and ``table``, the table reader's column options (``text_column``,
+    ``labels_column``, ``id_column``, ``split_column``, ``title_column``, ``label_sep``; a table's
+    ``split`` and ``id`` columns are read when present).  Kept in the store
     (:mod:`hbnlab.pipeline.store`); ``log`` receives its messages."""
+    table = {k: v for k, v in (table or {}).items() if v is not None}
+    if name in ("synthetic", SYNTHETIC_HIERARCHY, "reuters") and table:
+        raise CorpusError(f"{name}: the table options {sorted(table)} apply to a table corpus, not to {name}")
     if name == "synthetic":
         return _synthetic(size, seed, log)
     if name == SYNTHETIC_HIERARCHY:
         return _synthetic(size, seed, log, model="hierarchy")
     if name == "reuters":
         return _reuters(resolve_reuters_dir(reuters_dir, download=download), log=log)
-    path = Path(name)
-    if not path.exists():
-        raise CorpusError(f"{name}: no such file or directory (a corpus is synthetic, {SYNTHETIC_HIERARCHY}, "
-                          f"reuters or a path)")
-    return cached_corpus({"reader": "path", "path": str(path.resolve()), "encoding": encoding}, _files_under(path),
-                         lambda: load_corpus(name, encoding=encoding), root=path if path.is_dir() else None, log=log)
+    paths = corpus_paths(name)
+    what = {"reader": "path", "path": ",".join(str(p.resolve()) for p in paths), "encoding": encoding}
+    if table:
+        what["table"] = table
+    target = [str(p) for p in paths] if len(paths) == 2 else str(paths[0])
+    files = [f for p in paths for f in _files_under(p)]
+    root = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
+    return cached_corpus(what, files, lambda: load_corpus(target, encoding=encoding, **table), root=root, log=log)
 
 
 def corpus_from_spec(spec: dict, *, progress=None, log=None):

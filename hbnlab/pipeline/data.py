@@ -236,9 +236,11 @@ class ProtocolData:
         return replace(self, indexed=replace(self.indexed, train_docs=(), test_docs=()))
 
     def corpus_json(self) -> dict:
-        """The corpus part of a result document (counts, categories, fingerprint)."""
+        """The corpus part of a result document (where its split came from, counts, categories,
+        fingerprint)."""
         c = self.info
-        return {"name": self.corpus_name, "n_train": c.get("n_train"), "n_test": c.get("n_test"),
+        return {"name": self.corpus_name, "split_source": c.get("split_source"), "n_train": c.get("n_train"),
+                "n_test": c.get("n_test"),
                 "n_terms": c.get("n_terms"), "n_train0": c.get("n_train0"), "n_validation": c.get("n_validation"),
                 "validation": c.get("validation"), "categories": self.categories, "fingerprint": self.fingerprint}
 
@@ -317,7 +319,8 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
     folds = np.fromiter((by_id[d.id] for d in ic.train_docs), dtype=np.int64, count=len(ic.train_docs))
     fingerprint = corpus.fingerprint()
     tax, topics = training_topics(corpus, ic.train_docs, taxonomy)
-    info = {"name": corpus.name, "fingerprint": fingerprint, "n_train": len(ic.train_docs),
+    info = {"name": corpus.name, "fingerprint": fingerprint, "split_source": corpus.split_source,
+            "n_train": len(ic.train_docs),
             "n_test": len(ic.test_docs), "n_terms": ic.n_terms, "n_train0": int((folds < 0).sum()),
             "n_validation": int((folds >= 0).sum()), "validation": vinfo, "indexing": cfg.to_dict(),
             "categories": list(cats)}

@@ -448,6 +448,7 @@ def train_task(params: dict, ctx) -> dict:
     ckpt.clear()
     return {"units": records, "scores": scores_hash, "classes": classes, "classifiers": classifiers,
             "stage": stage, "corpus": data.corpus_name, "fingerprint": data.fingerprint,
+            "split_source": data.info.get("split_source"),
             "synthetic": data.synthetic, "categories": data.categories, "resumed_units": resumed,
             "config": config, **({"class_settings": params["class_settings"]} if params.get("class_settings") else {})}
 
@@ -536,7 +537,7 @@ def tune_task(params: dict, ctx) -> dict:
     prog.emit(1.0, message="done")
     return {"cells": cells, "best": best, "best_per_class": best_per_class, "per_class_micro": per_class_micro,
             "classifier": name, "classes": classes, "config": config, "corpus": data.corpus_name,
-            "synthetic": data.synthetic}
+            "split_source": data.info.get("split_source"), "synthetic": data.synthetic}
 
 
 def per_class_best(cells: list, cell_scores: list, Y, classes: list) -> tuple[dict, float]:

@@ -169,9 +169,10 @@ def test_label_separator(tmp_path, cells, label_sep, expected):
 def test_seeded_split_is_reproducible(tmp_path):
     recs = [(f"r{k}", "", f"text {k} words", [["a", "b", "c"][k % 3]], "train") for k in range(40)]
     p = _write_csv(tmp_path / "s.csv", records=recs)
-    a = read_table(p, id_column="id", test_fraction=0.25, random_state=3)
-    b = read_table(p, id_column="id", test_fraction=0.25, random_state=3)
-    c = read_table(p, id_column="id", test_fraction=0.25, random_state=4)
+    # the file has a split column (all 'train'); split_column="" ignores it
+    a = read_table(p, id_column="id", split_column="", test_fraction=0.25, random_state=3)
+    b = read_table(p, id_column="id", split_column="", test_fraction=0.25, random_state=3)
+    c = read_table(p, id_column="id", split_column="", test_fraction=0.25, random_state=4)
     assert [d.split for d in a.documents] == [d.split for d in b.documents]
     assert [d.split for d in a.documents] != [d.split for d in c.documents]
     assert Counter(d.split for d in a.documents) == {"train": 30, "test": 10}

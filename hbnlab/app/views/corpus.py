@@ -57,6 +57,7 @@ def corpus_overview(corpus) -> dict:
         "n_train": summary["n_train"],
         "n_test": summary["n_test"],
         "n_categories": summary["n_categories"],
+        "split_source": summary["split_source"],
         "splits": pd.DataFrame({"split": ["train", "test"], "documents": [summary["n_train"], summary["n_test"]]}),
         "classes": classes,
         "labels_per_document": {int(k): int(v) for k, v in df["n_labels"].value_counts().sort_index().items()},
