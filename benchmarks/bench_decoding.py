@@ -10,7 +10,8 @@ and on the issue's mix (73 latin-1 files among them), then :func:`read_folder_pe
 mixed folder written to a temporary directory (disk reads included).
 
 Then one large cp1251 file (issue 29: 190 MB took 100-129 s): rule 5's plausibility test as it
-was (a Python loop over the characters, copied below as ``_plausible_cp1252_loop``) against
+was (a Python loop over the characters, kept once as ``_loop_oracle`` in
+tests/corpus/test_plausible_cp1252_oracle.py) against
 :func:`~hbnlab.corpus.encoding.plausible_cp1252` (byte values counted by numpy), CPU seconds of
 each in this process, and ``decode_text`` on the whole file: MB/s and the peak of traced memory
 as a multiple of the file.
@@ -18,7 +19,7 @@ as a multiple of the file.
 from __future__ import annotations
 
 import argparse
-import re
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -26,8 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from hbnlab.corpus import encoding, read_folder_per_class
+from hbnlab.corpus import read_folder_per_class
 from hbnlab.corpus.encoding import decode_text, plausible_cp1252
+
+# the former per-character loop, kept once, as the tests' oracle
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "corpus"))
+from test_plausible_cp1252_oracle import _loop_oracle  # noqa: E402
 
 WORDS = ("the market said people report world today new would after café Müller naïve señor crème "
          "grain wheat oil barrel price rose fell exports shares bank").split()
@@ -46,32 +51,13 @@ def _files(n: int, n_latin1: int, seed: int = 0) -> dict[str, bytes]:
 RUSSIAN = ("Съешь же ещё этих мягких французских булок, да выпей чаю. Цены на нефть выросли, "
            "сообщил банк в понедельник; экспорт зерна упал на 3 %.\n")
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_ASCII_LETTERS = bytes(range(65, 91)) + bytes(range(97, 123))
-
-
-def _plausible_cp1252_loop(text: str, data: bytes) -> bool:
-    """Rule 5 as it was before issue 29: every non-ASCII character classified in Python."""
-    if len(encoding._CONTROL.findall(text)) > encoding._MAX_CONTROL * len(text):
-        return False
-    non_ascii = _NON_ASCII.findall(text)
-    ascii_letters = len(data) - len(data.translate(None, _ASCII_LETTERS))
-    other_letters = sum(c.isalpha() for c in non_ascii)
-    odd = sum(not c.isalpha() and c not in encoding._CP1252_MARKS for c in non_ascii)
-    letters = ascii_letters + other_letters
-    if letters < encoding._MIN_LETTERS:
-        return True
-    return (other_letters <= encoding._MAX_NON_ASCII_LETTERS * letters
-            and odd <= encoding._MAX_ODD_SYMBOLS * len(text))
-
-
 def cp1251_file(mb: float) -> None:
     """Rule 5 old vs new, and ``decode_text`` on one cp1251 file of ``mb`` MB."""
     line = RUSSIAN.encode("cp1251")
     data = line * max(1, int(mb * 1e6 / len(line)))
     text = data.decode("cp1252")
     t0 = time.process_time()
-    old = _plausible_cp1252_loop(text, data)
+    old = _loop_oracle(text, data)
     t_old = time.process_time() - t0
     t0 = time.process_time()
     new = plausible_cp1252(text, data)

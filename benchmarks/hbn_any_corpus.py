@@ -23,13 +23,13 @@ JSON file.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import time
 from pathlib import Path
 
 import numpy as np
+from hbn_terms_micro import parse_config
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
@@ -42,17 +42,9 @@ from hbnlab.pipeline.data import prepare
 
 def parse_variant(text: str) -> dict | None:
     """``thesis`` -> {} (Table 4.1, all terms in the tree); ``default`` -> None (estimator defaults);
-    ``a=1,b=None`` -> {"a": 1, "b": None}."""
+    ``a=1,b=None`` -> {"a": 1, "b": None} (:func:`hbn_terms_micro.parse_config`)."""
     text = text.strip()
-    if text == "default":
-        return None
-    if text == "thesis":
-        return {}
-    out = {}
-    for part in text.split(","):
-        key, value = part.split("=")
-        out[key.strip()] = ast.literal_eval(value.strip())
-    return out
+    return None if text == "default" else parse_config(text)
 
 
 def hbn_factory(clustering: str, changes: dict | None):

@@ -16,7 +16,7 @@ if out.compare_with_thesis():
     st.caption("Columns `thesis ...`: Karčiauskas (2002), Table 4.10, beside ours.")
 st.dataframe(table, key="e_breakeven", height=widgets.table_height(table),
              column_config={c: st.column_config.NumberColumn(format="%.1f") for c in table.columns})
-for note in out.baseline_notes():
+for note in out.baseline_notes(table):
     if note.below_nb:
         st.warning(note.text(split), icon=":material/warning:")
     else:

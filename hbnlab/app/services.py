@@ -511,7 +511,8 @@ def baseline_notes(systems) -> list:
     each against NB and SVM of its own job (the same terms), :meth:`TrainOutputs.baseline_notes`."""
     out = []
     for job_id, classifier in _systems(systems):
-        out += [n for n in train_outputs(job_id).baseline_notes() if n.classifier == classifier]
+        notes = train_outputs(job_id).baseline_notes(breakeven_table(job_id))
+        out += [n for n in notes if n.classifier == classifier]
     return out
 
 

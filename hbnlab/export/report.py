@@ -278,12 +278,11 @@ def breakeven_frame(result: ExperimentResult) -> pd.DataFrame:
     return df
 
 
-def baseline_lines(result: ExperimentResult) -> list[str]:
+def baseline_lines(result: ExperimentResult, be: pd.DataFrame) -> list[str]:
     """The baseline check (:func:`hbnlab.evaluation.baseline.baseline_notes`) of the run's HBN / HNB
-    classifiers against its NB and SVM, which share the run's terms."""
+    classifiers against its NB and SVM, which share the run's terms; ``be`` is :func:`breakeven_frame`."""
     from hbnlab.evaluation.baseline import baseline_notes
 
-    be = breakeven_frame(result)
     return [n.text() for n in baseline_notes({"classifier": c, "n_features": None, "micro": float(be.loc["micro", c])}
                                              for c in result.classifiers)]
 
@@ -431,7 +430,7 @@ def markdown(result: ExperimentResult) -> str:
         lines += [f"## {title}", "", markdown_table(tables[name], fmt.get(name, "{:.1f}")), ""]
     if paper_applies(result) and result.paper:
         lines += ["Columns marked `(thesis)` are Karčiauskas (2002), Table 4.10, printed beside ours.", ""]
-    checks = baseline_lines(result)
+    checks = baseline_lines(result, tables["breakeven"])
     if checks:
         lines += ["## Baseline check", "", *(f"* {md_escape(t)}" for t in checks), ""]
     return "\n".join(lines)
@@ -605,7 +604,7 @@ def build_report(result: ExperimentResult, *, title: str | None = None, include_
             '<p class="note">Precision/recall breakeven in percent (thesis sec. 4.1.3); micro pools every '
             "decision of every class, macro averages the classes.</p>"
             + _table_html(tables["breakeven"], "breakeven") + be_note
-            + "".join(f'<p class="note baseline">{esc(t)}</p>' for t in baseline_lines(result)))
+            + "".join(f'<p class="note baseline">{esc(t)}</p>' for t in baseline_lines(result, tables["breakeven"])))
     section("ranking", TABLES["ranking"], _table_html(tables["ranking"], "ranking"))
     figs = "".join(_figure_html(f, i) for i, f in pr_figures(result)) or '<p class="note">(no class has positives)</p>'
     section("pr-curves", "Precision-recall curves", figs)

@@ -18,8 +18,7 @@ from dataclasses import dataclass, fields
 from hbnlab import bounds
 from hbnlab.bounds import MAX_TABLE_ROWS
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
-from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS, parse_hidden_states
-from hbnlab.models.hbn import TREE_TERMS_DEFAULT as _TREE_TERMS_DEFAULT
+from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS, TREE_TERMS_DEFAULT, parse_hidden_states
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 #: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
@@ -51,13 +50,12 @@ HIDDEN_STATES_MAX = bounds.HIDDEN_STATES.hi
 #: with B up to 15; above it a k-state tree's EM enumerates many more rows for every pattern.
 LARGE_TABLE_ROWS = 2 ** 15
 HIDDEN_STATES_CHOICES = (*range(2, HIDDEN_STATES_MAX + 1), *HIDDEN_STATE_SEARCHES)
-#: Fields that serialised forms leave out while they hold these defaults (configs written before
-#: the fields existed keep their form): the EM speed fields and the hidden nodes' states.
-#: How many of the selected terms a tree learner's tree holds (the others are naive-Bayes children of
-#: the class; ``tree_terms`` of :class:`hbnlab.models.hbn.HierarchicalBNClassifier`); 0 puts every
+#: ``tree_terms`` (:data:`hbnlab.models.hbn.TREE_TERMS_DEFAULT` by default): how many of the selected
+#: terms a tree learner's tree holds, the others being naive-Bayes children of the class; 0 puts every
 #: term in the tree, the thesis's model.
-TREE_TERMS_DEFAULT = _TREE_TERMS_DEFAULT
 TREE_TERMS_MAX = bounds.TREE_TERMS.hi
+#: Fields that serialised forms leave out while they hold these defaults (configs written before
+#: the fields existed keep their form): the EM speed fields, the hidden nodes' states, the tree's terms.
 OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT, "tree_terms": TREE_TERMS_DEFAULT}
 #: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
 VALIDATION_METHODS = ("auto", "date", "stratified")

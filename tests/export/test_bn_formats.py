@@ -79,6 +79,27 @@ def float32_network(net: DiscreteNetwork) -> DiscreteNetwork:
     return dataclasses.replace(net, variables=vs, row_sum_atol=1e-6)
 
 
+def assert_exports_agree(est, loaded, net, data, tmp_path, pgmpy_formats):
+    """The stored model scores as the fitted one, and the network of ``loaded`` gives its posterior by
+    enumeration (10 documents), in pyAgrum from every format (XMLBIF keeps float64; BIF and NET are
+    compared with the enumeration of their float32 tables) and in pgmpy from ``pgmpy_formats``."""
+    X, E = evidence_matrix(data, est, n_random=30, n_real=10)
+    want = est.predict_proba(X)[:, 1]
+    np.testing.assert_array_equal(loaded.estimator.predict_proba(X)[:, 1], want)
+    got = [brute_force_class_posterior(net, e) for e in net.evidence(E[:10])]
+    np.testing.assert_allclose(got, want[:10], atol=1e-12, rtol=0)
+    path = export_bn(loaded, "xmlbif", tmp_path / "m.bifxml")
+    np.testing.assert_allclose(gum_posteriors(path, net, E), want, atol=1e-9, rtol=0)
+    net32 = float32_network(net)
+    want32 = np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E[:10])])
+    for fmt in ("bif", "net"):
+        path = export_bn(loaded, fmt, tmp_path / f"m{FORMAT_SUFFIX[fmt]}")
+        np.testing.assert_allclose(gum_posteriors(path, net, E[:10]), want32, atol=1e-9, rtol=0)
+    for fmt in pgmpy_formats:
+        path = export_bn(loaded, fmt, tmp_path / f"p{FORMAT_SUFFIX[fmt]}")
+        np.testing.assert_allclose(pgmpy_posteriors(path, fmt, net, E[:4]), want[:4], atol=1e-9, rtol=0)
+
+
 @pytest.fixture(scope="module")
 def bn_models(fitted):
     return {name: fitted[name] for name in BN_ROWS}
@@ -389,21 +410,7 @@ def test_three_state_hidden_nodes_round_trip_pyagrum_and_pgmpy(name, kstate_mode
     net = network_from_model(loaded)
     roles = {v.name: v for v in net.variables}
     assert sum(len(v.states) == 3 for v in roles.values()) == len(hidden)
-    X, E = evidence_matrix(data, est, n_random=30, n_real=10)
-    want = est.predict_proba(X)[:, 1]
-    np.testing.assert_array_equal(loaded.estimator.predict_proba(X)[:, 1], want)
-    got = [brute_force_class_posterior(net, e) for e in net.evidence(E[:10])]
-    np.testing.assert_allclose(got, want[:10], atol=1e-12, rtol=0)
-    path = export_bn(loaded, "xmlbif", tmp_path / "m.bifxml")
-    np.testing.assert_allclose(gum_posteriors(path, net, E), want, atol=1e-9, rtol=0)
-    net32 = float32_network(net)
-    want32 = np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E[:10])])
-    for fmt in ("bif", "net"):
-        path = export_bn(loaded, fmt, tmp_path / f"m{FORMAT_SUFFIX[fmt]}")
-        np.testing.assert_allclose(gum_posteriors(path, net, E[:10]), want32, atol=1e-9, rtol=0)
-    for fmt in ("bif", "xmlbif", "net"):
-        path = export_bn(loaded, fmt, tmp_path / f"p{FORMAT_SUFFIX[fmt]}")
-        np.testing.assert_allclose(pgmpy_posteriors(path, fmt, net, E[:4]), want[:4], atol=1e-9, rtol=0)
+    assert_exports_agree(est, loaded, net, data, tmp_path, pgmpy_formats=("bif", "xmlbif", "net"))
 
 
 def test_binary_tree_model_file_has_no_states_field(fitted, data):
@@ -444,18 +451,4 @@ def test_class_children_round_trip_brute_force_pyagrum_and_pgmpy(name, class_chi
     assert len(kids) >= 6  # the HNB's own feature leaves under the class count too
     assert [v.name for v in net.variables].index(net.class_variable) < min(
         [v.name for v in net.variables].index(k.name) for k in kids)
-    X, E = evidence_matrix(data, est, n_random=30, n_real=10)
-    want = est.predict_proba(X)[:, 1]
-    np.testing.assert_array_equal(le.predict_proba(X)[:, 1], want)
-    got = [brute_force_class_posterior(net, e) for e in net.evidence(E[:10])]
-    np.testing.assert_allclose(got, want[:10], atol=1e-12, rtol=0)
-    path = export_bn(loaded, "xmlbif", tmp_path / "m.bifxml")
-    np.testing.assert_allclose(gum_posteriors(path, net, E), want, atol=1e-9, rtol=0)
-    net32 = float32_network(net)
-    want32 = np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E[:10])])
-    for fmt in ("bif", "net"):
-        path = export_bn(loaded, fmt, tmp_path / f"m{FORMAT_SUFFIX[fmt]}")
-        np.testing.assert_allclose(gum_posteriors(path, net, E[:10]), want32, atol=1e-9, rtol=0)
-    for fmt in ("xmlbif", "net"):
-        path = export_bn(loaded, fmt, tmp_path / f"p{FORMAT_SUFFIX[fmt]}")
-        np.testing.assert_allclose(pgmpy_posteriors(path, fmt, net, E[:4]), want[:4], atol=1e-9, rtol=0)
+    assert_exports_agree(est, loaded, net, data, tmp_path, pgmpy_formats=("xmlbif", "net"))

@@ -114,6 +114,7 @@ def markdown_report(out: TrainOutputs, record) -> str:
     split = ("test set (trained on the training set)" if out.stage == "test"
              else "validation split (trained on training-0)")
     lines = [f"# hbnlab workbench report — job {out.job_id}", ""]
+    breakeven = out.breakeven_frame()
     if out.synthetic:
         lines += [f"> **{SYNTHETIC_BADGE}.** These numbers describe the generated corpus, not real text.", ""]
     lines += [
@@ -127,10 +128,10 @@ def markdown_report(out: TrainOutputs, record) -> str:
         "",
         "## Breakeven (%) per class",
         "",
-        markdown_table(out.breakeven_frame()),
+        markdown_table(breakeven),
         "",
         *[f"* {md_escape(n.text(out.stage if out.stage == 'test' else 'validation split'))}"
-          for n in out.baseline_notes()],
+          for n in out.baseline_notes(breakeven)],
         "",
         "## Ranking measures (%)",
         "",

@@ -96,12 +96,13 @@ class TrainOutputs:
         return breakeven_by_classifier(self.Y, {name: self.scores_of(name) for name in self.classifiers}, self.classes,
                                        refs, reference_column="thesis {}", index_name="class")
 
-    def baseline_notes(self) -> list:
+    def baseline_notes(self, table: pd.DataFrame | None = None) -> list:
         """The baseline check of every HBN / HNB classifier of the job: its micro breakeven beside
-        NB's and SVM's of the same job (the same terms), :func:`hbnlab.evaluation.baseline.baseline_notes`."""
+        NB's and SVM's of the same job (the same terms), :func:`hbnlab.evaluation.baseline.baseline_notes`.
+        ``table``: :meth:`breakeven_frame` when the caller has it already."""
         from hbnlab.evaluation.baseline import baseline_notes
 
-        table = self.breakeven_frame()
+        table = self.breakeven_frame() if table is None else table
         terms = "per class" if self.result.get("class_settings") else self.n_features
         return baseline_notes({"classifier": name, "n_features": terms, "micro": float(table.loc["micro", name])}
                               for name in self.classifiers)
