@@ -163,6 +163,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         tree_terms=TREE_TERMS_DEFAULT,
         children_N0=CLASS_CHILDREN_N0,
         tree_select="top",
+        children_select="all",
         selection="ig",
         n_restarts=64,
         tol=1e-4,
@@ -189,6 +190,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.tree_terms = tree_terms
         self.children_N0 = children_N0
         self.tree_select = tree_select
+        self.children_select = children_select
         self.selection = selection
         self.n_restarts = n_restarts
         self.tol = tol
@@ -238,12 +240,13 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
 
     def _split_terms(self, Xb, y, names):
         """Order the selected terms so that the tree's come first; fit the class's naive-Bayes
-        children on the others.  Returns the tree's binary matrix and names."""
+        children on the others.  Returns the ordered binary matrix, its names and the number of
+        the tree's terms (its first columns)."""
         m = Xb.shape[1]
         T = check_tree_terms(self.tree_terms)
         self.class_children_ = None
         if T is None or T >= m:
-            return Xb, names
+            return Xb, names, m
         from hbnlab.features import score_terms
 
         scores = score_terms(Xb, y.reshape(-1, 1).astype(bool), method="ig")[:, 0]
@@ -267,36 +270,15 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             T = int(keep.size)
         self.class_children_ = ClassChildren.fit(Xb[:, T:], y, float(N0))
         self.class_children_names_ = names[T:]
-        return Xb[:, :T], names[:T]
+        return Xb, names, T
 
     def _fit_selected(self, X, y):
+        if self.children_select not in CHILDREN_SELECTIONS:
+            raise ValueError(f"children_select must be one of {CHILDREN_SELECTIONS}, got {self.children_select!r}")
         Xb = as_binary(X)
         names = self._selected_names(X.shape[1])
-        Xb, names = self._split_terms(Xb, y, names)
-        hs = check_hidden_states(self.hidden_states)
-        B, alpha = self._structure_params()
-        check_tree_params(B=B, alpha=alpha, n_restarts=self.n_restarts, hidden_states=hs, direction=self._direction)
-        tree = self._build_tree(Xb, y, names)
-        options = dict(n_restarts=self.n_restarts, tol=self.tol, max_iter=self.max_iter,
-                       stopping=self.stopping, criterion=self.criterion, pseudo_count=self.pseudo_count,
-                       acceleration=self.acceleration, screen_iter=self.screen_iter, screen_keep=self.screen_keep,
-                       random_state=self.random_state, progress=self.progress, should_stop=self.should_stop)
-        self.state_selection_ = None
-        self.start_em_result_ = None
-        start = self._check_init(hs)
-        if hs in HIDDEN_STATE_SEARCHES:
-            from hbnlab.bn.states import select_hidden_states
-
-            sel = select_hidden_states(tree, Xb, y, score="bic" if hs == "auto" else "holdout", **options)
-            tree, result = sel.tree, sel.result
-            self.state_selection_ = sel.steps
-        else:
-            if hs != 2:
-                tree = tree.with_states(hs)
-            if start == "hbn":
-                result, self.start_em_result_ = _em.fit_hnb_from_hbn(tree, Xb, y, **options)
-            else:
-                result = _em.fit_em(tree, Xb, y, **options)
+        Xb, names, T = self._split_terms(Xb, y, names)
+        tree, result, self.state_selection_, self.start_em_result_ = self._fit_tree(Xb[:, :T], y, names[:T])
         self.tree_ = tree
         self.em_result_ = result
         self.params_ = result.params
@@ -304,7 +286,79 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.n_iter_ = int(result.n_iter[best])
         self.converged_ = bool(result.converged[best])
         self.lower_bound_ = float(result.log_likelihood)
+        self._select_children(Xb, y, names)
         return self
+
+    def _fit_tree(self, Xb, y, names, *, n_restarts=None, random_state=None, progress=True):
+        """Structure and EM of the tree over binary ``Xb``: ``(tree, em_result, state_selection,
+        start_em_result)``; ``n_restarts`` / ``random_state`` replace the estimator's when given,
+        ``progress=False`` leaves the progress callback out."""
+        hs = check_hidden_states(self.hidden_states)
+        B, alpha = self._structure_params()
+        n_restarts = self.n_restarts if n_restarts is None else n_restarts
+        check_tree_params(B=B, alpha=alpha, n_restarts=n_restarts, hidden_states=hs, direction=self._direction)
+        tree = self._build_tree(Xb, y, names)
+        options = dict(n_restarts=n_restarts, tol=self.tol, max_iter=self.max_iter,
+                       stopping=self.stopping, criterion=self.criterion, pseudo_count=self.pseudo_count,
+                       acceleration=self.acceleration, screen_iter=self.screen_iter, screen_keep=self.screen_keep,
+                       random_state=self.random_state if random_state is None else random_state,
+                       progress=self.progress if progress else None, should_stop=self.should_stop)
+        steps = start_result = None
+        start = self._check_init(hs)
+        if hs in HIDDEN_STATE_SEARCHES:
+            from hbnlab.bn.states import select_hidden_states
+
+            sel = select_hidden_states(tree, Xb, y, score="bic" if hs == "auto" else "holdout", **options)
+            tree, result, steps = sel.tree, sel.result, sel.steps
+        else:
+            if hs != 2:
+                tree = tree.with_states(hs)
+            if start == "hbn":
+                result, start_result = _em.fit_hnb_from_hbn(tree, Xb, y, **options)
+            else:
+                result = _em.fit_em(tree, Xb, y, **options)
+        return tree, result, steps, start_result
+
+    def _select_children(self, Xb, y, names):
+        """``children_select="cv"``: keep the first k naive-Bayes children, k chosen by the
+        breakeven of an inner stratified cross-validation (:func:`children_candidates`).  ``Xb``
+        and ``names``: the selected terms, the tree's first."""
+        self.children_cv_ = None
+        cc = self.class_children_
+        y = np.asarray(y)
+        n_pos = int(y.sum())
+        if self.children_select == "all" or cc is None or min(n_pos, y.size - n_pos) < CHILDREN_CV_FOLDS:
+            return
+        from sklearn.model_selection import StratifiedKFold
+        from sklearn.utils import check_random_state
+
+        from hbnlab.evaluation.measures import breakeven_columns
+
+        Xb = Xb.tocsr() if hasattr(Xb, "tocsr") else np.asarray(Xb)
+        T = self.tree_.n_features
+        ks = children_candidates(T, T + cc.n_children)
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(np.iinfo(np.int32).max, size=CHILDREN_CV_FOLDS + 1)
+        folds = StratifiedKFold(CHILDREN_CV_FOLDS, shuffle=True, random_state=int(seeds[-1]))
+        S = np.zeros((y.size, len(ks)))
+        names = list(names[:T])
+        for (fit_rows, held), seed in zip(folds.split(np.zeros((y.size, 1)), y), seeds):
+            _, result, _, _ = self._fit_tree(Xb[fit_rows][:, :T], y[fit_rows], names,
+                                             n_restarts=max(1, self.n_restarts // 4), random_state=int(seed),
+                                             progress=False)
+            lo = np.nan_to_num(_inf.class_log_odds(result.params, Xb[held][:, :T]), nan=0.0,
+                               posinf=LOG_ODDS_CAP, neginf=-LOG_ODDS_CAP)
+            kids = ClassChildren.fit(Xb[fit_rows][:, T:], y[fit_rows], float(self.children_N0))
+            cum = np.hstack([np.zeros((held.size, 1)), np.cumsum(kids.contributions(Xb[held][:, T:]), axis=1)])
+            S[held] = lo[:, None] + cum[:, ks]
+        bep = breakeven_columns(np.repeat(y[:, None], len(ks), axis=1), S)
+        k = int(ks[np.flatnonzero(bep >= np.nanmax(bep) - 1e-12)[-1]])  # ties: the most children
+        self.children_cv_ = {"n_children": [int(v) for v in ks], "breakeven": [float(b) for b in bep]}
+        if k < cc.n_children:
+            self.selected_features_ = np.asarray(self.selected_features_)[: T + k]
+            self.feature_scores_ = np.asarray(self.feature_scores_)[: T + k]
+            self.class_children_names_ = self.class_children_names_[:k]
+            self.class_children_ = ClassChildren(cc.p_on[:, :k]) if k else None
 
     def _check_init(self, hidden_states) -> str:
         if self.init not in INITS:
@@ -457,6 +511,28 @@ def dependent_terms(Xb, y, p_value: float = DEPENDENCE_P) -> np.ndarray:
     return keep if keep.size >= 2 else np.arange(min(2, m))
 
 
+#: How many of the class's naive-Bayes children a fit keeps: ``"all"``, every selected term after
+#: the tree's; ``"cv"``, the first k of them (in decreasing I(F; C)), k chosen by the breakeven of an
+#: inner stratified cross-validation of the training data (:data:`CHILDREN_CV_FOLDS` folds).
+CHILDREN_SELECTIONS = ("all", "cv")
+CHILDREN_CV_FOLDS = 3
+
+
+def children_candidates(tree_terms: int, n_terms: int) -> np.ndarray:
+    """The numbers of naive-Bayes children ``children_select="cv"`` compares: the models with
+    ``tree_terms * 2**j`` terms in all (j = 0, 1, ...) below ``n_terms``, and all ``n_terms``.
+
+    >>> children_candidates(50, 300).tolist()
+    [0, 50, 150, 250]
+    >>> children_candidates(50, 100).tolist()
+    [0, 50]
+    """
+    totals = [tree_terms]
+    while totals[-1] * 2 < n_terms:
+        totals.append(totals[-1] * 2)
+    return np.asarray([t - tree_terms for t in totals] + [n_terms - tree_terms])
+
+
 def check_tree_terms(value):
     """``tree_terms``: None (every selected term in the tree) or an integer >= 1 (``ValueError``
     naming the parameter otherwise)."""
@@ -560,6 +636,13 @@ _PARAMS_DOC = """
         highest I(F; C) (``"top"``), or only those of them that depend on another of them given
         the class (``"dependent"``, :func:`dependent_terms`: G-test, p < 0.001); every other
         selected term is a naive-Bayes child of the class.
+    children_select : {"all", "cv"}, default="all"
+        Which naive-Bayes children the fit keeps: every selected term after the tree's
+        (``"all"``), or the first k of them in decreasing I(F; C) (``"cv"``), k chosen among
+        :func:`children_candidates` (0 and the models with ``tree_terms`` x 2, x 4, ... terms and
+        with all of them) by the breakeven of a 3-fold stratified cross-validation of the training
+        data, the folds' trees fitted with a quarter of ``n_restarts``; ties keep more children.
+        The choice is in ``children_cv_``; ``selected_features_`` lists the kept terms only.
     children_N0 : float, default=0.1
         Pseudo-count per state of the class's naive-Bayes children (``tree_terms``): their
         P(F = 1 | C = c) is (n + N0) / (N + 2 N0), the thesis's N0 smoothing; a larger value draws
@@ -644,6 +727,9 @@ _PARAMS_DOC = """
         ``selected_features_`` lists the tree's terms first), None when the tree holds every term.
     class_children_names_ : list of str
         Their names.
+    children_cv_ : dict or None
+        With ``children_select="cv"`` and naive-Bayes children: ``{"n_children": [...],
+        "breakeven": [...]}``, the candidates and their inner cross-validated breakevens.
     state_selection_ : list of dict or None
         With ``hidden_states="auto"`` / ``"auto-holdout"``: every (node, k) the search tried, its score and
         whether it was kept (``tree_.states`` holds the result).
@@ -700,5 +786,6 @@ class HierarchicalNBClassifier(_TreeClassifier):
 
 
 __all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "ClassChildren",
-           "TREE_TERMS_DEFAULT", "TREE_SELECTIONS", "check_tree_terms", "dependent_terms", "check_hidden_states",
+           "TREE_TERMS_DEFAULT", "TREE_SELECTIONS", "CHILDREN_SELECTIONS", "children_candidates",
+           "check_tree_terms", "dependent_terms", "check_hidden_states",
            "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS"]

@@ -217,3 +217,61 @@ def test_dependent_terms_match_scipy_g_tests_summed_over_the_classes():
     assert est.class_children_.n_children == m - tree.size
     with pytest.raises(ValueError, match="tree_select"):
         HierarchicalBNClassifier(B=3, n_features=None, tree_terms=2, tree_select="best", n_restarts=1).fit(X, y)
+
+
+# --------------------------------------------------------------------------- children_select="cv"
+def planted_with_noise(seed):
+    """Six informative terms (decreasing strength) and 34 terms independent of the class."""
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 2, 400)
+    lift = np.r_[np.linspace(0.45, 0.2, 6), np.zeros(34)]
+    return (rng.rand(400, 40) < np.where(y[:, None] == 1, 0.25 + lift, 0.25)).astype(np.int8), y
+
+
+@pytest.mark.parametrize("seed, kept", [(0, 15), (2, 0)])
+def test_cross_validated_children_equal_the_model_with_that_many_terms(seed, kept):
+    """The kept children are the first k by I(F; C): the model is the one fitted with T + k terms,
+    and k is the candidate with the highest inner breakeven (the most children on a tie)."""
+    from hbnlab.models.hbn import children_candidates
+
+    X, y = planted_with_noise(seed)
+    kw = dict(B=3, tree_terms=5, n_restarts=4, random_state=0)
+    est = HierarchicalBNClassifier(n_features=None, children_select="cv", **kw).fit(X, y)
+    cv = est.children_cv_
+    assert cv["n_children"] == children_candidates(5, 40).tolist() == [0, 5, 15, 35]
+    bep = np.asarray(cv["breakeven"])
+    assert cv["n_children"][np.flatnonzero(bep == bep.max())[-1]] == kept
+    assert len(est.selected_features_) == 5 + kept == len(est.feature_scores_)
+    assert (est.class_children_ is None) == (kept == 0)
+    assert len(est.class_children_names_) == kept
+    same = HierarchicalBNClassifier(n_features=5 + kept, children_select="all", **kw).fit(X, y)
+    np.testing.assert_array_equal(est.selected_features_, same.selected_features_)
+    np.testing.assert_allclose(est.decision_function(X), same.decision_function(X), rtol=0, atol=1e-12)
+
+
+def test_cross_validated_children_survive_the_model_file():
+    X, y = planted_with_noise(0)
+    est = HierarchicalNBClassifier(B=3, n_features=None, tree_terms=5, n_restarts=3, children_select="cv",
+                                   random_state=0).fit(X, y)
+    assert 0 < est.class_children_.n_children < 35
+    back = load_model(model_to_bytes(est)).estimator
+    assert back.get_params()["children_select"] == "cv"
+    np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
+
+
+def test_all_children_are_kept_without_the_option_and_with_too_few_positives():
+    X, y = planted_with_noise(2)
+    est = HierarchicalBNClassifier(B=3, n_features=None, tree_terms=5, n_restarts=3, random_state=0).fit(X, y)
+    assert est.children_cv_ is None and est.class_children_.n_children == 35
+    y2 = np.zeros_like(y)
+    y2[:2] = 1  # fewer positives than folds: nothing to cross-validate
+    est = HierarchicalBNClassifier(B=3, n_features=None, tree_terms=5, n_restarts=3, children_select="cv",
+                                   random_state=0).fit(X, y2)
+    assert est.children_cv_ is None and est.class_children_.n_children == 35
+
+
+@pytest.mark.parametrize("bad", ["CV", None, 3])
+def test_bad_children_select_is_refused_naming_the_parameter(bad):
+    X, y = planted()
+    with pytest.raises(ValueError, match="children_select"):
+        HierarchicalBNClassifier(B=3, children_select=bad, n_restarts=2).fit(X, y)

@@ -310,7 +310,7 @@ def _read_state_selection(sel, r: StateReader, tree):
 _TREE_PARAMS = ("B", "alpha", "clustering", "n_features", "selection", "n_restarts", "tol", "max_iter", "stopping",
                 "criterion", "pseudo_count", "feature_names", "class_name", "random_state", "n_direct",
                 "hidden_states", "acceleration", "screen_iter", "screen_keep", "init", "tree_terms",
-                "children_N0", "tree_select")
+                "children_N0", "tree_select", "children_select")
 
 
 # --------------------------------------------------------------------------- the codecs
