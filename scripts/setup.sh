@@ -23,9 +23,17 @@ if [ "$DEV" = 1 ] && ! command -v chromium >/dev/null 2>&1; then pkgs+=(chromium
 if [ "${#pkgs[@]}" -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  echo "installing Debian packages: ${pkgs[*]}"
+  note=""
+  [[ " ${pkgs[*]} " == *" chromium "* ]] && note=" (chromium with its libraries: one to two minutes)"
+  echo "[0/3] Debian packages: ${pkgs[*]}$note"
+  echo "  - apt-get update"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${pkgs[@]}" >/dev/null
+  # one line per package as dpkg sets it up, so the long chromium install shows where it is
+  status=0
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y "${pkgs[@]}" 2>&1 \
+    | { grep --line-buffered -E '^(Setting up|E:)' | sed -u 's/^Setting up /  - /; s/ \.\.\.$//'; true; } \
+    || status=$?
+  [ "$status" = 0 ] || { echo "setup.sh: apt-get install ${pkgs[*]} failed (exit $status)" >&2; exit 1; }
 fi
 
 PY="${PYTHON:-python3}"
