@@ -189,6 +189,10 @@ class DaskRunner(Runner):
     """
 
     backend = "dask"
+    #: seconds :meth:`shutdown` gives the runner thread to stop even when the jobs used up its timeout
+    thread_join_min = 5.0
+    #: seconds the runner thread waits for a finished task's value to arrive from its worker
+    result_timeout = 120.0
 
     def __init__(self, registry, address: str | None = None, *, client=None, n_workers: int = 2,
                  threads_per_worker: int = 1, retries: int = 2, poll_interval: float = 0.1,
@@ -250,24 +254,33 @@ class DaskRunner(Runner):
         """``{worker address: pid}`` of the cluster's worker processes."""
         return self.client.run(os.getpid)
 
-    def shutdown(self, wait: bool = True, *, interrupt: bool = False) -> None:
-        """Stop.  ``wait`` (and not ``interrupt``): first let dispatched jobs finish.  Otherwise
-        dispatched jobs are cancelled on the cluster and marked ``interrupted``.  Queued jobs
-        stay queued.  Closes the client and LocalCluster this runner created."""
+    def shutdown(self, wait: bool = True, *, interrupt: bool = False, timeout: float = 30.0) -> None:
+        """Stop.  ``wait`` (and not ``interrupt``): first let dispatched jobs finish, for at most
+        ``timeout`` seconds.  Dispatched jobs still out after that, or at once with ``interrupt``
+        or without ``wait``, are cancelled on the cluster and marked ``interrupted``.  Queued jobs
+        stay queued.  Closes the client and LocalCluster this runner created (each close is
+        given ``timeout`` seconds too)."""
         if self._closed:
             return
         self._closed = True
         self._dispatching = False
+        timeout = max(float(timeout), 0.0)
+        deadline = time.monotonic() + timeout
         if wait and not interrupt:
-            while self._thread.is_alive():
+            while self._thread.is_alive() and time.monotonic() < deadline:
                 with self._lock:
                     if not self._jobs:
                         break
-                time.sleep(self.poll_interval)
+                time.sleep(min(self.poll_interval, max(deadline - time.monotonic(), 0.0)))
         self._stop_event.set()
         self._wake_event.set()
         if threading.current_thread() is not self._thread:
-            self._thread.join()
+            # the thread's last step records results that arrived meanwhile; a step stuck in the
+            # registry or the client is left behind (a daemon thread) after its own deadline
+            self._thread.join(max(deadline - time.monotonic(), min(timeout, self.thread_join_min)))
+            if self._thread.is_alive():
+                print(f"hbnlab.jobs: the Dask runner's thread did not stop within {timeout:g} s; "
+                      "closing without it", file=sys.stderr, flush=True)
         with self._lock:
             jobs, self._jobs = dict(self._jobs), {}
         for jid, job in jobs.items():
@@ -285,11 +298,18 @@ class DaskRunner(Runner):
         except Exception:
             pass
         if self._own_client:
+            close_timeout = max(timeout, 1.0)
             try:
-                self.client.close()
+                self.client.close(timeout=close_timeout)
+            except Exception as exc:  # a scheduler that does not answer in time
+                print(f"hbnlab.jobs: closing the Dask client: {type(exc).__name__}: {exc}", file=sys.stderr)
             finally:
                 if self._cluster is not None:
-                    self._cluster.close()
+                    try:
+                        self._cluster.close(timeout=close_timeout)
+                    except Exception as exc:
+                        print(f"hbnlab.jobs: closing the LocalCluster: {type(exc).__name__}: {exc}",
+                              file=sys.stderr)
         _RUNNERS.discard(self)
 
     # ------------------------------------------------------------------ event plumbing
@@ -386,7 +406,11 @@ class DaskRunner(Runner):
                                            "(scheduler or cluster restart)")
             return
         try:
-            out = future.result()
+            out = future.result(timeout=self.result_timeout)
+        except TimeoutError:
+            self.registry.mark_interrupted(jid, attempt, f"the task's result did not arrive from the Dask "
+                                           f"cluster within {self.result_timeout:g} s")
+            return
         except Exception as exc:  # KilledWorker, errors outside the task body
             if type(exc).__name__ == "CancelledError":
                 self.registry.mark_interrupted(jid, attempt, f"the Dask cluster dropped the task "

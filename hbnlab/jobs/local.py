@@ -65,8 +65,9 @@ class _Worker:
     def alive(self) -> bool:
         return self.process.poll() is None
 
-    def kill(self, grace: float = 0.0) -> None:
-        """SIGTERM, then SIGKILL after ``grace`` seconds; wait for the process."""
+    def kill(self, grace: float = 0.0, reap_timeout: float = 10.0) -> None:
+        """SIGTERM, then SIGKILL after ``grace`` seconds; wait up to ``reap_timeout`` seconds for
+        the process to go (a process stuck in the kernel is left to the next reap)."""
         if grace > 0:
             self.process.terminate()
             try:
@@ -75,7 +76,11 @@ class _Worker:
             except subprocess.TimeoutExpired:
                 pass
         self.process.kill()
-        self.process.wait()
+        try:
+            self.process.wait(reap_timeout)
+        except subprocess.TimeoutExpired:
+            print(f"hbnlab.jobs: worker process {self.pid} did not exit within {reap_timeout:g} s "
+                  "of SIGKILL", file=sys.stderr, flush=True)
 
 
 def _child_env() -> dict:
@@ -155,25 +160,28 @@ class LocalProcessRunner(Runner):
         with self._lock:
             return [w.pid for w in self._workers if w.alive()]
 
-    def shutdown(self, wait: bool = True, *, interrupt: bool = False) -> None:
+    def shutdown(self, wait: bool = True, *, interrupt: bool = False, timeout: float = 30.0) -> None:
+        """Stop.  ``wait`` (and not ``interrupt``): worker processes finish their current job and
+        exit, for at most ``timeout`` seconds; a process still running a job after that, or at
+        once with ``interrupt``, is stopped (SIGTERM, SIGKILL) and its job marked ``interrupted``.
+        Queued jobs stay queued."""
         if self._closed:
             return
         self._closed = True
+        timeout = max(float(timeout), 0.0)
+        deadline = time.monotonic() + timeout
         self._stop_event.set()
         self._wake_event.set()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join()
+            self._thread.join(max(timeout, 1.0))
+            if self._thread.is_alive():
+                print(f"hbnlab.jobs: the supervisor thread did not stop within {max(timeout, 1.0):g} s; "
+                      "closing without it", file=sys.stderr, flush=True)
         with self._lock:
             workers, self._workers = self._workers, []
         for w in workers:
             if interrupt and w.claim is not None and w.alive():
-                w.kill(grace=5.0)
-                try:
-                    self.registry.mark_interrupted(
-                        w.claim.job_id, w.claim.attempt,
-                        f"the runner in process {os.getpid()} shut down")
-                except RegistryError as exc:
-                    print(f"hbnlab.jobs: {exc}", file=sys.stderr)
+                self._interrupt(w, grace=min(5.0, max(deadline - time.monotonic(), 0.1)))
             else:
                 try:
                     w.conn.send(None)
@@ -181,10 +189,25 @@ class LocalProcessRunner(Runner):
                     pass
         if wait:
             for w in workers:
-                w.process.wait()
+                try:
+                    w.process.wait(max(deadline - time.monotonic(), 0.0))
+                except subprocess.TimeoutExpired:
+                    if w.claim is not None:
+                        self._interrupt(w, grace=1.0, why=f" after a {timeout:g} s wait")
+                    else:
+                        w.kill(grace=1.0)
         for w in workers:
             w.conn.close()
         _RUNNERS.discard(self)
+
+    def _interrupt(self, w: _Worker, grace: float, why: str = "") -> None:
+        """Stop the process of ``w`` and mark its job ``interrupted`` (resumable)."""
+        w.kill(grace=grace)
+        try:
+            self.registry.mark_interrupted(w.claim.job_id, w.claim.attempt,
+                                           f"the runner in process {os.getpid()} shut down{why}")
+        except RegistryError as exc:
+            print(f"hbnlab.jobs: {exc}", file=sys.stderr)
 
     # ------------------------------------------------------------------ supervisor
     def _supervise(self) -> None:

@@ -160,9 +160,10 @@ class Runner(abc.ABC):
             time.sleep(poll)
 
     @abc.abstractmethod
-    def shutdown(self, wait: bool = True, *, interrupt: bool = False) -> None:
-        """Stop dispatching.  ``wait``: let running jobs finish first; ``interrupt``: stop them
-        now and mark them ``interrupted`` (resumable).  Queued jobs stay queued."""
+    def shutdown(self, wait: bool = True, *, interrupt: bool = False, timeout: float = 30.0) -> None:
+        """Stop dispatching.  ``wait``: let running jobs finish first, for at most ``timeout``
+        seconds; ``interrupt`` (or the timeout passing): stop them and mark them ``interrupted``
+        (resumable).  Queued jobs stay queued."""
 
     def _wake(self) -> None:
         """Wake the runner thread now (new jobs, a cancel) rather than after ``poll_interval``."""

@@ -80,9 +80,13 @@ class RegistryTaskContext(TaskContext):
     def start(self) -> None:
         self._thread.start()
 
-    def stop(self) -> None:
+    def stop(self, timeout: float = 30.0) -> None:
+        """End the background thread; one stuck in a registry call is left behind (a daemon)
+        after ``timeout`` seconds, the outcome is still recorded by the caller."""
         self._done.set()
-        self._thread.join()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            _warn(f"job {self.job_id}: the reporting thread did not stop within {timeout:g} s")
 
     def take_buffers(self):
         with self._buf_lock:

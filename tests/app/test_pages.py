@@ -96,22 +96,20 @@ def test_a_good_upload_replaces_the_corpus(app):
     assert not any("SYNTHETIC" in w for w in _texts(app.sidebar, "warning"))
 
 
-def test_structure_slider_redraws_the_tree_quickly(app):
+def test_structure_slider_redraws_the_tree(app):
+    """The redraw's time is measured by benchmarks/bench_responsiveness.py."""
     _start(app)
     app.switch_page("pages/structure.py").run()
     no_exceptions(app)
     before = _dot(app)
     assert "alphaTOPIC" in before
-    t0 = time.perf_counter()
     app.slider(key="B_or").set_value(3).run()
-    elapsed = time.perf_counter() - t0
     no_exceptions(app)
     after = _dot(app)
     assert after != before
     # with B = 3 no node has more than 3 nodes below it: count arcs into each node
     heads = [line.split("->")[1].strip(" ;") for line in after.splitlines() if "->" in line]
     assert max(heads.count(h) for h in set(heads)) <= 3
-    assert elapsed < 1.5, f"redraw took {elapsed:.2f}s"
     app.selectbox(key="s_algorithm").set_value("HBN-DEP").run()
     no_exceptions(app)
     assert app.slider(key="alpha_dep").value == 170.0 and app.slider(key="B_dep").value == 7
@@ -222,7 +220,8 @@ def test_tuning_grid_heatmap_and_train_the_best_cell(app):
     assert train.result["classifiers"] == ["HBN-AVG"] and train.result["classes"] == ["alpha", "charlie"]
 
 
-def test_cancel_from_the_job_table_takes_effect_within_a_second(app):
+def test_cancel_from_the_job_table_stops_the_job(app):
+    """EM stops itself on the cancel (its latency: benchmarks/bench_responsiveness.py)."""
     from hbnlab.app import services
 
     _start(app)
@@ -238,12 +237,10 @@ def test_cancel_from_the_job_table_takes_effect_within_a_second(app):
     app.run()
     assert frame_with(app, "state", "attempt")["state"].tolist() == ["running"]
     app.selectbox(key="train_jobs_job").set_value(1)
-    t0 = time.monotonic()
     app.button(key="train_jobs_cancel").click().run()
     (rec,) = wait_for_jobs(30)
-    elapsed = time.monotonic() - t0
     assert rec.state == "cancelled", (rec.state, rec.error)
-    assert elapsed < 2.0, f"cancel took {elapsed:.2f}s"
+    assert rec.error is None or "killed" not in rec.error, rec.error  # stopped by EM, not by a kill
     app.run()
     no_exceptions(app)
     assert frame_with(app, "state", "attempt")["state"].tolist() == ["cancelled"]

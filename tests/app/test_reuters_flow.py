@@ -2,8 +2,6 @@
 live, train HBN-OR on the 10 thesis classes in the background and see thesis Table 4.10 beside ours."""
 from __future__ import annotations
 
-import time
-
 import pytest
 from app_testutil import frame_with, no_exceptions, submit_training, wait_for_jobs
 
@@ -28,9 +26,7 @@ def test_reuters_hbn_or_row_from_the_browser(app, reuters_path, reuters_corpus):
     app.switch_page("pages/structure.py").run(timeout=120)
     no_exceptions(app)
     app.selectbox(key="s_class").set_value("trade").run()
-    t0 = time.perf_counter()
-    app.slider(key="B_or").set_value(5).run()
-    assert time.perf_counter() - t0 < 1.0, "the tree must redraw in well under a second"
+    app.slider(key="B_or").set_value(5).run()  # the redraw's time: benchmarks/bench_responsiveness.py
     no_exceptions(app)
     assert "tradeTOPIC" in app.get("graphviz_chart")[0].proto.spec
     app.slider(key="B_or").set_value(9).run()  # back to Table 4.1

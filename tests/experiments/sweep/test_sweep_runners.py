@@ -113,11 +113,11 @@ def test_cancel_during_em_stops_the_whole_sweep(local_runner, syn_data):
         time.sleep(0.05)
     else:
         pytest.fail("no sweep cell started EM within 60 s")
-    t0 = time.monotonic()
     cancelled = sw.cancel_sweep(reg, "slow")
     th.join(30)
     assert not th.is_alive()
-    assert time.monotonic() - t0 < 10  # EM checks should_stop between iterations
+    # EM checks should_stop between iterations: no cell had to be killed after the grace
+    assert not [r.error for r in reg.list(group="slow") if r.error and "killed" in r.error]
     result = box["r"]
     assert result.state == "cancelled" and result.errors and not result.test
     assert len(cancelled) == 4
