@@ -70,6 +70,7 @@ from .fetch import is_safe_member_name
 from .pairs import merge_train_test, pair_folder_files, pair_roles, split_of_name
 from .parquet import parquet_rows
 from .reuters import REUTERS_FILES, _read_reuters_files
+from .zipcount import check_zip_member_count
 
 #: File extensions read as tables, and their format.
 TABLE_FORMATS = {
@@ -669,14 +670,13 @@ def _tree_from_zip(data: bytes, source: str, max_bytes: int | None) -> dict[str,
     total uncompressed size over ``max_bytes`` -- counted on the bytes actually inflated, so a
     header that lies about the sizes does not help a decompression bomb.
     """
+    check_zip_member_count(data, source, MAX_ZIP_MEMBERS)  # before ZipFile builds one object per member
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except ZIP_OPEN_ERRORS as exc:
         raise CorpusError(f"{source}: not a readable ZIP archive ({exc})") from None
     with zf:
         infos = zf.infolist()
-        if len(infos) > MAX_ZIP_MEMBERS:
-            raise CorpusError(f"{source}: {len(infos)} members, more than the limit {MAX_ZIP_MEMBERS}")
         declared = 0
         for info in infos:
             if not is_safe_member_name(info.filename):

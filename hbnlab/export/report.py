@@ -15,6 +15,9 @@ trees.  From it:
   ``dot`` (:func:`hbnlab.export.render.dot_to_svg`; a readable note replaces them when ``dot`` is
   missing).
 
+The settings, the corpus summary and the title are shown with paths in the data home written
+relative to it (:func:`hbnlab.export.portable.strip_data_home`).
+
 Breakeven (thesis sec. 4.1.3) is computed by :mod:`hbnlab.evaluation`; the thesis's Table 4.10
 values (:mod:`hbnlab.experiments.paper_values`) are printed beside ours only for Reuters-21578
 ModApte on the test split with the thesis's classifier and feature count.
@@ -35,6 +38,7 @@ from hbnlab._validation import HbnlabError
 from hbnlab.corpus import REUTERS_NAME
 from hbnlab.export.escape import csv_safe_frame, md_escape, md_table_cell, plotly_text
 from hbnlab.export.model_io import library_versions, plain_json
+from hbnlab.export.portable import strip_data_home
 
 RESULT_FORMAT = "hbnlab-experiment-result"
 RESULT_VERSION = 1
@@ -340,7 +344,7 @@ def em_frame(result: ExperimentResult) -> pd.DataFrame:
 
 
 def corpus_frame(result: ExperimentResult) -> pd.DataFrame:
-    c = dict(result.corpus)
+    c = strip_data_home(dict(result.corpus))
     per = c.pop("per_category", None)
     df = _kv_frame(c, "corpus")
     if isinstance(per, dict):
@@ -363,7 +367,7 @@ TABLES = {
 def report_tables(result: ExperimentResult) -> dict:
     """The report's tables as DataFrames, keyed like :data:`TABLES`."""
     return {
-        "settings": _kv_frame(result.settings, "settings"),
+        "settings": _kv_frame(strip_data_home(result.settings), "settings"),
         "corpus": corpus_frame(result),
         "breakeven": breakeven_frame(result),
         "ranking": ranking_frame(result),
@@ -422,7 +426,7 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
 def markdown(result: ExperimentResult) -> str:
     """The report's tables as one Markdown document."""
     tables = report_tables(result)
-    lines = [f"# {result.title}", ""]
+    lines = [f"# {strip_data_home(result.title)}", ""]
     if result.corpus.get("synthetic"):
         lines += ["> **Synthetic corpus.** These numbers describe generated documents, not real text.", ""]
     fmt = {"timings": "{:.3f}", "em": "{:.2f}"}
@@ -571,7 +575,7 @@ def build_report(result: ExperimentResult, *, title: str | None = None, include_
     """
     import plotly.offline
 
-    title = title or result.title
+    title = strip_data_home(title or result.title)
     tables = report_tables(result)
     esc = html.escape
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -45,6 +45,9 @@ from hbnlab.jobs.tasks import TaskContext, run_task, sha256_hex
 
 __all__ = ["DaskRunner", "DaskTaskContext", "run_on_dask_worker"]
 
+#: The interface a LocalCluster started by :class:`DaskRunner` listens on (scheduler, workers, dashboard).
+LOCAL_HOST = "127.0.0.1"
+
 
 class DaskTaskContext(TaskContext):
     """Task context on a Dask worker: reports through worker events, artifacts in memory."""
@@ -172,7 +175,8 @@ class DaskRunner(Runner):
     address : str, optional
         Scheduler address, e.g. ``tcp://host:8786``; default ``$HBNLAB_DASK_SCHEDULER``; when
         neither is set a :class:`distributed.LocalCluster` of ``n_workers`` processes with
-        ``threads_per_worker`` threads is started (and closed by :meth:`shutdown`).
+        ``threads_per_worker`` threads is started (and closed by :meth:`shutdown`), listening on
+        the loopback interface only (:data:`LOCAL_HOST`), its dashboard included.
     client : distributed.Client, optional
         Use an existing client instead (not closed by :meth:`shutdown`).
     n_workers, threads_per_worker : int, default 2 and 1
@@ -216,11 +220,12 @@ class DaskRunner(Runner):
                     # off glibc's dynamic mmap threshold and doubles the CPU time of the EM kernels
                     # (measured: 6.2 s vs 2.9 s for one HBN-AVG fit); keep it out of our workers.
                     unset_dask_malloc_trim()
-                    # dashboard_address ":0": a free port for the scheduler's HTTP endpoints
-                    # (None would still try :8787 and warn when another cluster holds it)
+                    # Loopback only: the scheduler, the workers and the dashboard (a free port;
+                    # None would still try :8787 and warn when another cluster holds it).  A bare
+                    # ":0" would bind the dashboard to every interface.
                     self._cluster = distributed.LocalCluster(
-                        n_workers=n_workers, threads_per_worker=threads_per_worker,
-                        processes=True, dashboard_address=":0", silence_logs=logging.ERROR)
+                        n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
+                        host=LOCAL_HOST, dashboard_address=f"{LOCAL_HOST}:0", silence_logs=logging.ERROR)
                     self.client = distributed.Client(self._cluster, set_as_default=False)
             except OSError as exc:
                 raise RunnerError(f"cannot connect to the Dask scheduler {address!r}: {exc}") from exc

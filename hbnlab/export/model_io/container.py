@@ -49,6 +49,7 @@ from hbnlab.export.model_io.state import (
     library_versions,
     plain_json,
 )
+from hbnlab.export.portable import strip_data_home
 
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps: same model -> same bytes (but 'created')
 
@@ -148,9 +149,9 @@ def model_to_bytes(model, *, indexing=None, vocabulary=None, corpus=None, label=
         "settings": plain_json(settings),
         "selected_terms": selected_terms,
         "pipeline": {"indexing": None if indexing is None else indexing.to_dict(), "vocabulary": vocabulary},
-        "corpus": _corpus_info(corpus),
+        "corpus": strip_data_home(_corpus_info(corpus)),  # no path of this machine's data home in the file
         "em": _em_summary(model),
-        "provenance": plain_json(provenance or {}),
+        "provenance": strip_data_home(plain_json(provenance or {})),
         "state": state,
     }
     members = {JSON_MEMBER: json.dumps(doc, allow_nan=False, ensure_ascii=False, separators=(",", ":")).encode()}
@@ -186,7 +187,8 @@ def save_model(model, path, *, indexing=None, vocabulary=None, corpus=None, labe
     label : str, optional
         The positive class (e.g. ``"trade"``).
     provenance : dict, optional
-        Free-form JSON (command line, experiment, ...).
+        Free-form JSON (command line, experiment, ...).  Here and in ``corpus``, paths in the data
+        home are written relative to it (:func:`hbnlab.export.portable.strip_data_home`).
 
     Returns
     -------
