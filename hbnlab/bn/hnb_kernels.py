@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from hbnlab.bn import kernels as K
-from hbnlab.bn.kernels import TreePlan, _HNBNode, _log, _safe_ratio, _segment_sum
+from hbnlab.bn.kernels import HNBNode, TreePlan, log0, safe_ratio, segment_sum
 
 # log of the smallest positive normal double: the floor for log-probabilities of HNB feature
 # tables, so that a zero probability (exact-zero MLE) stays finite inside matrix products
@@ -56,7 +56,7 @@ def _floored_log(A):
         return np.maximum(np.log(A), LOG_FLOOR)
 
 
-def _hnb_feature_loglambda(nd: _HNBNode, cpts, tree, L=None):
+def _hnb_feature_loglambda(nd: HNBNode, cpts, tree, L=None):
     """(R, P_i, 2) sum over the feature children j of log P(F_j = x_j | node = s) on the node's
     sub-patterns, floored.  ``L``: the children's floored log tables (R, f, 2[s], 2[x]), if
     already computed."""
@@ -96,12 +96,12 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
         return _hnb_upward_compiled(plan, cpts)
     logtables = _feature_logtables(plan, cpts) if not removed else {}
     for i in plan.bottom_up:
-        nd: _HNBNode = plan.nodes[i]
+        nd: HNBNode = plan.nodes[i]
         Lf = None
         if nd.feat_children:
             keep = [j for j, c in enumerate(nd.feat_children) if c not in removed]
             if len(keep) != len(nd.feat_children):
-                sub = _HNBNode(i, tuple(nd.feat_children[j] for j in keep), nd.feat_cols[keep], nd.hid_nodes,
+                sub = HNBNode(i, tuple(nd.feat_children[j] for j in keep), nd.feat_cols[keep], nd.hid_nodes,
                                nd.Uf[:, keep] if keep else None)
                 Lf = _hnb_feature_loglambda(sub, cpts, tree)
             else:
@@ -110,7 +110,7 @@ def hnb_upward_sub(plan: TreePlan, cpts, removed: frozenset = frozenset()):
         for c in nd.hid_nodes:
             if c in removed:
                 continue
-            lm = (_log(msg[c]) + scale[c])[:, nd.child_map[c]]    # undo the scaling of lam[c]
+            lm = (log0(msg[c]) + scale[c])[:, nd.child_map[c]]    # undo the scaling of lam[c]
             total = lm if total is None else total + lm
         if total is None:
             R = cpts[0].shape[0]
@@ -155,7 +155,7 @@ def _hnb_upward_compiled(plan: TreePlan, cpts):
     terms = _feature_log_terms(plan, cpts)
     loglam, lam, msg, lmsg = {}, {}, {}, {}
     for i in plan.bottom_up:
-        nd: _HNBNode = plan.nodes[i]
+        nd: HNBNode = plan.nodes[i]
         n = tree.cardinality(i)
         L0, slot, D, idx = terms.get(i) or (np.zeros((R, 1, n)), 0, np.zeros((R, 0, n)), nd.ones_idx)
         LM = (np.concatenate([lmsg.pop(c) for c in nd.hid_nodes], axis=1) if nd.hid_nodes
@@ -164,7 +164,7 @@ def _hnb_upward_compiled(plan: TreePlan, cpts):
         C = np.ascontiguousarray(cpts[i]) if i != 0 else np.zeros((R, 0, n))
         loglam[i], lam[i] = np.empty((R, nd.P_i, n)), np.empty((R, nd.P_i, n))
         msg_i, lmsg_i = np.empty((R, nd.P_i, m)), np.empty((R, nd.P_i, m))
-        K._jit().hnb_up(L0, slot, D, nd.ones_ptr, idx, LM, nd.rows_h, C, loglam[i], lam[i], msg_i, lmsg_i)
+        K.compiled_kernels().hnb_up(L0, slot, D, nd.ones_ptr, idx, LM, nd.rows_h, C, loglam[i], lam[i], msg_i, lmsg_i)
         if i != 0:
             msg[i], lmsg[i] = msg_i, lmsg_i
     return loglam, lam, msg
@@ -188,7 +188,7 @@ def hnb_upward(plan: TreePlan, cpts, removed: frozenset = frozenset()):
 
 
 def _hnb_root_logjoint(cpts, loglam0):
-    return _log(cpts[0])[:, None, :] + loglam0             # (R, P, 2) log P(C = s, f)
+    return log0(cpts[0])[:, None, :] + loglam0             # (R, P, 2) log P(C = s, f)
 
 
 def hnb_root_logjoint(plan: TreePlan, cpts, removed: frozenset = frozenset()):
@@ -204,7 +204,7 @@ def hnb_downward(plan: TreePlan, cpts, lam, msg, post_root):
     for u in plan.top_down:
         pu = post[u]
         for c in plan.nodes[u].hid_nodes:
-            ratio = _safe_ratio(pu, msg[c])                            # P(u | e) / m_{c->u}(u)
+            ratio = safe_ratio(pu, msg[c])                            # P(u | e) / m_{c->u}(u)
             post[c] = lam[c] * _times_cpt(ratio, cpts[c])
     return post
 
@@ -236,7 +236,7 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
         Q[0] = np.ascontiguousarray(Q[0])          # read by every hidden child's loop: one copy
     stats = {0: np.broadcast_to(counts @ onehot, (R, 2)).copy()}
     for u in plan.top_down:
-        nd: _HNBNode = plan.nodes[u]
+        nd: HNBNode = plan.nodes[u]
         Qu = Q.pop(u)
         if nd.feat_children:
             n_u = Qu.shape[-1]
@@ -250,11 +250,11 @@ def hnb_estep(plan: TreePlan, cpts, y, counts):
             if K.USE_JIT:
                 stats[c] = np.empty(Cc.shape)
                 Q[c] = np.empty(lam[c].shape)
-                K._jit().hnb_child_down(Qu, nd.child_map[c], np.ascontiguousarray(msg[c]),
+                K.compiled_kernels().hnb_child_down(Qu, nd.child_map[c], np.ascontiguousarray(msg[c]),
                                         np.ascontiguousarray(lam[c]), np.ascontiguousarray(Cc), stats[c], Q[c])
                 continue
             # sum_p count_p P(u | e_p) / m_{c->u}(u) over the child's sub-patterns
-            ratio = _safe_ratio(_segment_sum(nd.child_seg[c], Qu), msg[c])   # (R, P_c, n_u)
+            ratio = safe_ratio(segment_sum(nd.child_seg[c], Qu), msg[c])   # (R, P_c, n_u)
             stats[c] = Cc * (np.swapaxes(ratio, 1, 2) @ lam[c])
             Q[c] = lam[c] * _times_cpt(ratio, Cc)
     return stats, ll_full, ll_cond

@@ -91,7 +91,7 @@ def log_likelihood(params: TreeParameters, X, y, *, conditional: bool = False, p
     yi = data.y.astype(np.int64)
     if params.direction == "hbn":
         q, _ = K.hbn_upward(plan, cpts)
-        lp = K._log(q[0][0, plan.nodes[0].inv, yi])
+        lp = K.log0(q[0][0, plan.nodes[0].inv, yi])
         if not conditional:
             lp = lp + _hbn_feature_logprob(params, data.U)
     else:

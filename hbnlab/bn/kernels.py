@@ -50,7 +50,7 @@ from hbnlab.bn.structure import FEATURE, TreeStructure
 USE_JIT = importlib.util.find_spec("numba") is not None
 
 
-def _jit():
+def compiled_kernels():
     from hbnlab.bn import hbn_jit
 
     return hbn_jit
@@ -270,7 +270,7 @@ def _make_split(nd, base_ids, bases, cards=None, hL=None):
 
 
 @dataclass
-class _HNBNode:
+class HNBNode:
     node: int
     feat_children: tuple  # node ids of the feature children
     feat_cols: np.ndarray
@@ -407,7 +407,7 @@ class TreePlan:
                     nd.run_rows = run_bases[:, None] + offs[None, :]
                 self.nodes[i] = nd
             else:
-                nd = _HNBNode(i, tuple(ch[j] for j in fpos), fcols, tuple(ch[j] for j in hpos))
+                nd = HNBNode(i, tuple(ch[j] for j in fpos), fcols, tuple(ch[j] for j in hpos))
                 nd.inv, rep = _sub_patterns(self.U, fcols, self.nodes, nd.hid_nodes)
                 nd.P_i = rep.size
                 nd.child_map = {c: self.nodes[c].inv[rep] for c in nd.hid_nodes}
@@ -452,14 +452,15 @@ class TreePlan:
 
 
 # ============================================================================ helpers
-def _safe_ratio(num, den):
+def safe_ratio(num, den):
     """num / den with 0 where den == 0 (there num is 0 as well: a sum of the same non-negative terms)."""
     out = np.zeros(np.broadcast_shapes(num.shape, den.shape))
     np.divide(num, den, out=out, where=den > 0)
     return out
 
 
-def _log(a):
+def log0(a):
+    """``np.log(a)`` with log 0 = -inf and no warning."""
     with np.errstate(divide="ignore"):
         return np.log(a)
 
@@ -492,12 +493,12 @@ def _product_of(q, children, rows):
     if USE_JIT:
         qs = tuple(np.require(q[c], requirements="CW") for c in children)   # one array type for the tuple
         W = np.empty((qs[0].shape[0], rows.shape[0], 2**len(children)))
-        _jit().outer_gather(qs, rows, W)
+        compiled_kernels().outer_gather(qs, rows, W)
         return W
     return _outer([q[c][:, rows[:, b], :] for b, c in enumerate(children)])
 
 
-def _segment_sum(Seg, a):
+def segment_sum(Seg, a):
     """(R, P, 2) pattern values -> (R, P_i, 2) sums over the patterns of each sub-pattern."""
     R, P, S = a.shape
     out = Seg @ np.ascontiguousarray(a.transpose(1, 0, 2)).reshape(P, R * S)
@@ -554,7 +555,7 @@ def hbn_upward(plan: TreePlan, cpts, overrides: dict | None = None):
             elif USE_JIT:
                 # mode "gather", compiled: the rows are read in place (the downward pass too)
                 qi = np.empty((R, nd.P_i, 2))
-                _jit().gather_up(_gather_weights(W, R, nd.P_i), np.ascontiguousarray(C), nd.idx, qi)
+                compiled_kernels().gather_up(_gather_weights(W, R, nd.P_i), np.ascontiguousarray(C), nd.idx, qi)
             else:
                 A = _gathered(nd, C, W)
                 qi = np.swapaxes(_sum_last(A), 1, 2)
@@ -595,7 +596,7 @@ def _split_upward(nd, C, q, R):
             Y[:, aL:zL] = (WL[:, aL:zL] @ Cb).reshape(R, zL - aL, n, sp_.XR)
     if USE_JIT:
         qi = np.empty((R, nd.P_i, n))
-        _jit().upward(Y, WR, sp_.kL, sp_.kR, qi)
+        compiled_kernels().upward(Y, WR, sp_.kL, sp_.kR, qi)
     else:
         qi = _sum_last(Y[:, sp_.kL] * WR[:, sp_.kR, None, :])
     return qi, (WL, WR), Y
@@ -615,7 +616,7 @@ def _split_downward(nd, C, W, Y, g, m, unit, R):
     # counts: N[b, xR, xL, s] = C * sum_{p in b} W_L[kL(p)](xL) W_R[kR(p)](xR) g[p, s]
     if USE_JIT:
         Hs = np.zeros((R, sp_.repL.size, n, XR))
-        _jit().scatter_left(WR, np.ascontiguousarray(g), sp_.kL, sp_.kR, Hs)
+        compiled_kernels().scatter_left(WR, np.ascontiguousarray(g), sp_.kL, sp_.kR, Hs)
         Hs = Hs.reshape(R, -1, n * XR)                                 # (R, nL, n * XR)
     else:
         H = WR[:, sp_.kR, None, :] * g[..., None]                      # (R, P_i, n, XR)
@@ -635,7 +636,7 @@ def _split_downward(nd, C, W, Y, g, m, unit, R):
     kL, kR = (sp_.kL, sp_.kR) if unit is None else (sp_.kL[unit], sp_.kR[unit])
     if USE_JIT:
         T = np.empty((R, kL.size, sp_.bitsL.shape[1] + sp_.bitsR.shape[1]))
-        _jit().child_terms(V, Y, WL, WR, np.ascontiguousarray(m), kL, kR,
+        compiled_kernels().child_terms(V, Y, WL, WR, np.ascontiguousarray(m), kL, kR,
                            np.ascontiguousarray(sp_.bitsL.T), np.ascontiguousarray(sp_.bitsR.T), T)
         return N, T
     VM = V[:, kR, 0] * m[..., :1]                                      # (R, rows, XL)
@@ -674,7 +675,7 @@ def hbn_class_log_odds(plan: TreePlan, cpts, overrides: dict | None = None) -> n
     q, _ = hbn_upward(plan, cpts, overrides)
     q0 = q[0][:, plan.nodes[0].inv]
     with np.errstate(invalid="ignore"):
-        return _log(q0[..., 1]) - _log(q0[..., 0])
+        return log0(q0[..., 1]) - log0(q0[..., 0])
 
 
 def feature_ones(plan: TreePlan, counts) -> np.ndarray:
@@ -708,11 +709,11 @@ def _hbn_class_evidence(plan: TreePlan, cpts, y, counts, per_pattern: bool = Fal
     onehot = np.zeros((P, 2))
     onehot[np.arange(P), yi] = 1.0
     z = q[0][:, plan.nodes[0].inv, :][:, np.arange(P), yi]          # (R, P) P(c_p | f_p)
-    ll = (counts * _log(z)).sum(axis=1)
-    rho0 = _safe_ratio(onehot[None], z[..., None])
+    ll = (counts * log0(z)).sum(axis=1)
+    rho0 = safe_ratio(onehot[None], z[..., None])
     if per_pattern:
         return q, cache, ll, {0: rho0}
-    return q, cache, ll, {0: _segment_sum(plan.nodes[0].Seg, rho0 * counts[None, :, None])}
+    return q, cache, ll, {0: segment_sum(plan.nodes[0].Seg, rho0 * counts[None, :, None])}
 
 
 def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, per_pattern: bool | None = None):
@@ -761,7 +762,7 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
         elif USE_JIT and unit is None:
             stats[i] = np.zeros((R, 2**nd.k, 2))
             T1 = np.empty((R, nd.P_i, nd.h))
-            _jit().gather_down(_gather_weights(W, R, nd.P_i), np.ascontiguousarray(C), nd.idx,
+            compiled_kernels().gather_down(_gather_weights(W, R, nd.P_i), np.ascontiguousarray(C), nd.idx,
                                np.ascontiguousarray(g), nd.bits, stats[i], T1)
         else:
             A = _gathered(nd, C, W) if A is None else A
@@ -784,7 +785,7 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
                 m, qi, T1 = (np.ascontiguousarray(a) for a in (m, q[i], T1))
                 for b, c in enumerate(nd.hid_nodes):
                     msg[c] = np.empty(q[c].shape)
-                    _jit().child_message(m, qi, T1, b, nd.child_map[c], np.ascontiguousarray(q[c]), msg[c])
+                    compiled_kernels().child_message(m, qi, T1, b, nd.child_map[c], np.ascontiguousarray(q[c]), msg[c])
             else:
                 qi = q[i] if unit is None else q[i][:, unit]
                 tot = m[..., :1] * qi[..., :1] + m[..., 1:] * qi[..., 1:]        # (R, ., 1)
@@ -807,7 +808,7 @@ def _carrier(nd, qi, m, counts, posts, per_pattern):
         return m, m, None
     if posts is not None:
         posts[nd.node] = m * qi[:, nd.inv]
-    return _segment_sum(nd.Seg, m * counts[None, :, None]), m, nd.inv
+    return segment_sum(nd.Seg, m * counts[None, :, None]), m, nd.inv
 
 
 def _child_message(plan, nd, c, qc, pc, unit):
@@ -815,8 +816,8 @@ def _child_message(plan, nd, c, qc, pc, unit):
     per pattern (``unit`` not None) ``rho_c = pc / q_c``; on the parent's sub-patterns, ``pc``
     summed into the child's sub-patterns, divided by ``q_c``."""
     if unit is not None:
-        return _safe_ratio(pc, qc[:, plan.nodes[c].inv])
-    return _safe_ratio(_segment_sum(nd.child_seg[c], pc), qc)
+        return safe_ratio(pc, qc[:, plan.nodes[c].inv])
+    return safe_ratio(segment_sum(nd.child_seg[c], pc), qc)
 
 
 def _hbn_estep_generic(plan: TreePlan, cpts, y, counts, return_posteriors: bool, per_pattern: bool):

@@ -38,6 +38,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import xlogy
 
+from hbnlab._validation import as_count_matrix
+
 _LN2 = np.log(2.0)
 
 __all__ = [
@@ -54,7 +56,7 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------- statistics
-def _check_class_vector(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+def check_class_vector(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """Map arbitrary labels to 0..n_classes-1; returns (classes, codes)."""
     y = np.asarray(y)
     if y.ndim != 1:
@@ -63,15 +65,6 @@ def _check_class_vector(y, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"X has {n_rows} rows but y has {y.shape[0]} labels")
     classes, codes = np.unique(y, return_inverse=True)
     return classes, codes.astype(np.int64)
-
-
-def _as_count_matrix(X) -> sp.csr_matrix:
-    X = sp.csr_matrix(X, dtype=np.float64) if sp.issparse(X) else sp.csr_matrix(np.asarray(X, dtype=np.float64))
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D matrix, got shape {X.shape}")
-    if X.data.size and (not np.all(np.isfinite(X.data)) or X.data.min() < 0):
-        raise ValueError("X must hold non-negative finite term counts")
-    return X
 
 
 def word_class_counts(X, y, n_classes: int | None = None) -> np.ndarray:
@@ -90,7 +83,7 @@ def word_class_counts(X, y, n_classes: int | None = None) -> np.ndarray:
     -------
     ndarray of shape (n_terms, n_classes), float64
     """
-    X = _as_count_matrix(X)
+    X = as_count_matrix(X)
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise ValueError(f"y must be a vector of {X.shape[0]} class indices, got shape {y.shape}")
@@ -365,8 +358,8 @@ def distributional_word_clusters(X, y, n_clusters: int, *, pool_size: int | None
     -------
     labels : ndarray of shape (n_terms,), int
     """
-    X = _as_count_matrix(X)
-    _, codes = _check_class_vector(y, X.shape[0])
+    X = as_count_matrix(X)
+    _, codes = check_class_vector(y, X.shape[0])
     counts = word_class_counts(X, codes)
     present = np.flatnonzero(counts.sum(axis=1) > 0)
     if present.size == 0:

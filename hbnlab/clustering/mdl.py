@@ -26,11 +26,11 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln, lambertw, logsumexp
 
+from hbnlab._validation import as_count_matrix
 from hbnlab.clustering.distributional import (
     Agglomeration,
-    _as_count_matrix,
-    _check_class_vector,
     agglomerate_words,
+    check_class_vector,
     labels_from_merges,
     word_class_counts,
 )
@@ -275,7 +275,7 @@ def mdl_code_lengths(X, y, labels, *, rho: int = 25, alpha: float = 1.0, n_class
     dict with ``n_groups``, ``clustering``, ``model``, ``labels_probabilistic``,
     ``labels_exceptions``, ``total_probabilistic``, ``total_exceptions`` (bits) and ``errors``.
     """
-    X = _as_count_matrix(X)
+    X = as_count_matrix(X)
     y = np.asarray(y, dtype=np.int64)
     labels = np.asarray(labels, dtype=np.int64)
     if labels.shape != (X.shape[1],):
@@ -548,8 +548,8 @@ def mdl_word_groups(
         raise ValueError(f"rho must be an integer >= 1, got {rho}")
     if not alpha > 0:
         raise ValueError(f"alpha must be > 0, got {alpha}")
-    X = _as_count_matrix(X)
-    classes, codes = _check_class_vector(y, X.shape[0])
+    X = as_count_matrix(X)
+    classes, codes = check_class_vector(y, X.shape[0])
     C = classes.size
     if C < 2:
         raise ValueError(f"y has only {C} class; at least 2 are needed")
@@ -562,7 +562,7 @@ def mdl_word_groups(
     ev = None
     if eval_set is not None:
         Xe, ye = eval_set
-        Xe = _as_count_matrix(Xe)
+        Xe = as_count_matrix(Xe)
         if Xe.shape[1] != X.shape[1]:
             raise ValueError(f"eval_set X has {Xe.shape[1]} columns, expected {X.shape[1]}")
         ye = np.asarray(ye)

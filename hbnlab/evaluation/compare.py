@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from hbnlab.evaluation.measures import _check_matrices, per_class_breakeven
+from hbnlab.evaluation.measures import check_score_matrices, per_class_breakeven
 
 __all__ = ["paired_bootstrap", "mcnemar", "bootstrap_micro"]
 
@@ -59,8 +59,8 @@ def paired_bootstrap(Y, S_a, S_b, *, categories=None, n_boot: int = 1000, confid
         ``resamples`` (how many resamples defined the row: a class with no positive in a resample
         has no breakeven there).
     """
-    Y, S_a = _check_matrices(Y, S_a)
-    _, S_b = _check_matrices(Y, S_b)
+    Y, S_a = check_score_matrices(Y, S_a)
+    _, S_b = check_score_matrices(Y, S_b)
     if not (isinstance(n_boot, (int, np.integer)) and n_boot >= 1):
         raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
     if not 0 < confidence < 1:
@@ -101,8 +101,8 @@ def bootstrap_micro(Y, systems, *, n_boot: int = 200, random_state=0) -> np.ndar
     ``(n_boot, len(systems))``: column differences are paired bootstrap differences, e.g. of
     every cell of a tuning grid against the best cell.
     """
-    Y, _ = _check_matrices(Y, systems[0])
-    mats = [_check_matrices(Y, S)[1] for S in systems]
+    Y, _ = check_score_matrices(Y, systems[0])
+    mats = [check_score_matrices(Y, S)[1] for S in systems]
     rng = np.random.default_rng(random_state)
     n = Y.shape[0]
     out = np.empty((int(n_boot), len(mats)))
@@ -124,8 +124,8 @@ def mcnemar(Y, S_a, S_b, *, threshold: float = 0.5, categories=None) -> pd.DataF
         systems disagree) and ``p`` (two-sided exact binomial test of those counts against 1/2;
         1.0 when they never disagree).
     """
-    Y, S_a = _check_matrices(Y, S_a)
-    _, S_b = _check_matrices(Y, S_b)
+    Y, S_a = check_score_matrices(Y, S_a)
+    _, S_b = check_score_matrices(Y, S_b)
     truth = Y.astype(bool)
     right_a = (S_a >= threshold) == truth
     right_b = (S_b >= threshold) == truth

@@ -42,7 +42,7 @@ def _check_scores_vector(s, n: int, name: str = "scores") -> np.ndarray:
     return s
 
 
-def _check_matrices(Y, S) -> tuple[np.ndarray, np.ndarray]:
+def check_score_matrices(Y, S) -> tuple[np.ndarray, np.ndarray]:
     Y = np.asarray(Y.toarray() if sp.issparse(Y) else Y)
     S = np.asarray(S.toarray() if sp.issparse(S) else S, dtype=np.float64)
     if Y.ndim == 1:
@@ -167,7 +167,7 @@ def breakeven_columns(Y, S, *, interpolation: str = "linear") -> np.ndarray:
     [0.8333, 0.625]
     """
     _check_interpolation(interpolation)
-    Y, S = _check_matrices(Y, S)
+    Y, S = check_score_matrices(Y, S)
     n, m = Y.shape
     out = np.full(m, np.nan)
     if n == 0 or m == 0:
@@ -248,7 +248,7 @@ def micro_breakeven(Y, S, method: str = "thresholds", *, interpolation: str = "l
 
     NaN if ``Y`` has no positive.
     """
-    Y, S = _check_matrices(Y, S)
+    Y, S = check_score_matrices(Y, S)
     if method not in MICRO_METHODS:
         raise ValueError(f"method must be one of {MICRO_METHODS}, got {method!r}")
     if method == "pooled":
@@ -283,7 +283,7 @@ def macro_breakeven(Y, S, method: str = "thresholds", *, interpolation: str = "l
         The mean over the documents with at least one category of each document's breakeven on
         its own category ranking (document-pivoted averaging).
     """
-    Y, S = _check_matrices(Y, S)
+    Y, S = check_score_matrices(Y, S)
     if method not in MACRO_METHODS:
         raise ValueError(f"method must be one of {MACRO_METHODS}, got {method!r}")
     if method == "documents":
@@ -336,7 +336,7 @@ def eleven_point_average_precision(Y, S, *, per_document: bool = False):
     >>> round(eleven_point_average_precision([[1, 0, 1, 0]], [[0.9, 0.8, 0.7, 0.6]]), 6)
     0.848485
     """
-    Y, S = _check_matrices(Y, S)
+    Y, S = check_score_matrices(Y, S)
     _, tp, is_end = _row_cuts(Y, S)
     n_pos = Y.sum(axis=1).astype(np.int64)[:, None]
     k = np.arange(1, Y.shape[1] + 1)[None, :]
@@ -397,7 +397,7 @@ def f1_at_k(Y, S, k: int, average: str | None = "micro"):
     """
     if average not in AVERAGES:
         raise ValueError(f"average must be one of {AVERAGES}, got {average!r}")
-    Y, S = _check_matrices(Y, S)
+    Y, S = check_score_matrices(Y, S)
     pred = top_k_assignment(S, k)
     tp = (pred & Y).sum(axis=0).astype(np.float64)
     fp = (pred & ~Y).sum(axis=0).astype(np.float64)
@@ -478,7 +478,7 @@ def breakeven_table(Y, S, categories: Sequence[str]) -> pd.DataFrame:
         ``breakeven`` (percent, NaN for a category without positives) and ``n_positive`` (number
         of positive documents; the total for micro and macro).
     """
-    Y, S = _check_matrices(Y, S)
+    Y, S = check_score_matrices(Y, S)
     categories = [str(c) for c in categories]
     if len(categories) != Y.shape[1]:
         raise ValueError(f"{len(categories)} category names for {Y.shape[1]} columns")

@@ -27,7 +27,7 @@ class SpecError(HbnlabError, ValueError):
     """A job specification is malformed; the message names the bad field and value."""
 
 
-def _check_json(value: Any, where: str) -> Any:
+def check_json(value: Any, where: str) -> Any:
     """Return a canonical JSON copy of ``value`` (tuples become lists, keys must be str).
 
     NaN and infinities are refused (they are not JSON), as are non-string keys, so a value
@@ -36,7 +36,7 @@ def _check_json(value: Any, where: str) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if getattr(value, "shape", None) == () and hasattr(value, "item"):  # numpy scalar
-        return _check_json(value.item(), where)
+        return check_json(value.item(), where)
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
@@ -49,10 +49,10 @@ def _check_json(value: Any, where: str) -> Any:
         for key, item in value.items():
             if not isinstance(key, str):
                 raise SpecError(f"{where} keys must be strings, got {key!r} ({type(key).__name__})")
-            out[key] = _check_json(item, f"{where}[{key!r}]")
+            out[key] = check_json(item, f"{where}[{key!r}]")
         return out
     if isinstance(value, (list, tuple)):
-        return [_check_json(item, f"{where}[{i}]") for i, item in enumerate(value)]
+        return [check_json(item, f"{where}[{i}]") for i, item in enumerate(value)]
     raise SpecError(
         f"{where} must be JSON data (dict, list, str, int, float, bool, None), "
         f"got {type(value).__name__}: {value!r:.80}"
@@ -61,7 +61,7 @@ def _check_json(value: Any, where: str) -> Any:
 
 def canonical_json(value: Any, where: str = "value") -> str:
     """Serialize JSON data deterministically (sorted keys, no NaN); raise :class:`SpecError`."""
-    return json.dumps(_check_json(value, where), sort_keys=True, allow_nan=False,
+    return json.dumps(check_json(value, where), sort_keys=True, allow_nan=False,
                       separators=(",", ":"))
 
 
@@ -113,7 +113,7 @@ class JobSpec:
             raise SpecError(f"kind must be a non-empty task name, got {self.kind!r}")
         if not isinstance(self.params, Mapping):
             raise SpecError(f"params must be a dict of JSON data, got {type(self.params).__name__}")
-        object.__setattr__(self, "params", _check_json(dict(self.params), "params"))
+        object.__setattr__(self, "params", check_json(dict(self.params), "params"))
         if not isinstance(self.label, str):
             raise SpecError(f"label must be a str, got {self.label!r}")
         if not isinstance(self.group, str) or not self.group:

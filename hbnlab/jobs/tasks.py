@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hbnlab._validation import Cancelled, HbnlabError
-from hbnlab.jobs.spec import JobSpec, _check_json
+from hbnlab.jobs.spec import JobSpec, check_json
 
 __all__ = [
     "TASKS",
@@ -180,7 +180,7 @@ class TaskContext:
         fields.  Emissions are throttled to one per ``progress_interval`` seconds; the latest
         value is always delivered by the end of the job.
         """
-        fields = _check_json(fields, "progress fields")
+        fields = check_json(fields, "progress fields")
         now = time.monotonic()
         with self._lock:
             self.latest_progress = fields
@@ -308,7 +308,7 @@ def run_task(spec: JobSpec, ctx: TaskContext) -> TaskOutcome:
             out = {}
         if not isinstance(out, Mapping):
             raise TypeError(f"task {spec.kind!r} must return a dict, got {type(out).__name__}")
-        result = _check_json(dict(out), f"result of task {spec.kind!r}")
+        result = check_json(dict(out), f"result of task {spec.kind!r}")
     except Cancelled as exc:
         return TaskOutcome("cancelled", None, str(exc) or "cancelled on request")
     except Exception as exc:

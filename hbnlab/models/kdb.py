@@ -95,7 +95,7 @@ def conditional_mutual_information(Xb: sp.csr_matrix, y: np.ndarray, rows=None) 
     return out
 
 
-def _moebius(table: np.ndarray) -> np.ndarray:
+def moebius(table: np.ndarray) -> np.ndarray:
     """Coefficients a_S of the multilinear polynomial with values ``table[..., mask]``.
 
     f(z) = sum_S a_S prod_{v in S} z_v  with  a_S = sum_{T subset S} (-1)^{|S - T|} f(1_T).
@@ -277,7 +277,7 @@ class KDependenceBNClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         table[:, 1::2] = np.log(t1) - np.log(t0)
         table[:, 0::2] = np.log1p(-t1) - np.log1p(-t0)
         self.contribution_table_ = table
-        self.poly_coef_ = _moebius(table)
+        self.poly_coef_ = moebius(table)
         return self
 
     def _log_odds(self, X):

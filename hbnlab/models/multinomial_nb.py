@@ -18,39 +18,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from hbnlab._validation import as_count_matrix
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["MultiLabelTextClassifier", "MultinomialNBClassifier", "MultinomialNBBinaryClassifier",
            "class_term_counts", "as_count_matrix", "presence_pattern", "TERM_TOTALS",
            "one_of_n_log_odds"]
-
-
-def as_count_matrix(X, who: str = "X") -> sp.csr_matrix:
-    """``X`` as a float64 CSR matrix of non-negative finite term counts (or 0/1 indicators).
-
-    Raises ``ValueError`` naming the problem (shape, NaN/inf, a negative count and where).
-    """
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"{who} must be a 2-D term matrix (n_documents, n_terms), got shape {X.shape}")
-        X = sp.csr_matrix(X)
-    if X.shape[1] == 0:
-        raise ValueError(f"{who} has 0 feature columns; at least 1 is required")
-    if X.shape[0] == 0:
-        raise ValueError(f"{who} has 0 rows (documents); at least 1 is required")
-    if X.data.size:
-        if not np.all(np.isfinite(X.data)):
-            raise ValueError(f"{who} holds NaN or infinite values; term counts must be finite")
-        if X.data.min() < 0:
-            X.sum_duplicates()
-            bad = int(np.argmin(X.data))
-            row = int(np.searchsorted(X.indptr, bad, side="right") - 1)
-            raise ValueError(f"Negative values in data: {who} must hold non-negative term counts, "
-                             f"got {X.data[bad]:g} at row {row}, column {int(X.indices[bad])}")
-    return X
 
 
 def presence_pattern(X: sp.csr_matrix) -> sp.csr_matrix:

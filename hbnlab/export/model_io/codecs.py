@@ -229,7 +229,7 @@ def _kdb_to(est, w):
 
 
 def _kdb_from(est, st, r):
-    from hbnlab.models.kdb import _moebius
+    from hbnlab.models.kdb import moebius
 
     m = base_from_state(est, st, r)
     k = est.k
@@ -265,7 +265,7 @@ def _kdb_from(est, st, r):
     table[:, 1::2] = np.log(t1) - np.log(t0)
     table[:, 0::2] = np.log1p(-t1) - np.log1p(-t0)
     est.contribution_table_ = table
-    est.poly_coef_ = _moebius(table)
+    est.poly_coef_ = moebius(table)
 
 
 # --------------------------------------------------------------------------- k nearest neighbours
