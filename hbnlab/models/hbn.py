@@ -286,6 +286,14 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.n_iter_ = int(result.n_iter[best])
         self.converged_ = bool(result.converged[best])
         self.lower_bound_ = float(result.log_likelihood)
+        if not self.converged_ and self.n_iter_ >= self.max_iter:
+            import warnings
+
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f"EM stopped at max_iter={self.max_iter} iterations before the log-likelihood gain fell "
+                          f"below tol={self.tol} ({self.stopping}); raise max_iter or tol", ConvergenceWarning,
+                          stacklevel=3)
         self._select_children(Xb, y, names)
         return self
 

@@ -275,3 +275,18 @@ def test_bad_children_select_is_refused_naming_the_parameter(bad):
     X, y = planted()
     with pytest.raises(ValueError, match="children_select"):
         HierarchicalBNClassifier(B=3, children_select=bad, n_restarts=2).fit(X, y)
+
+
+def test_em_stopped_by_its_iteration_cap_warns_and_a_converged_fit_does_not():
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = planted()
+    with pytest.warns(ConvergenceWarning, match="max_iter=2"):
+        est = HierarchicalBNClassifier(B=3, n_restarts=2, max_iter=2, tol=0.0, random_state=0).fit(X, y)
+    assert not est.converged_ and est.n_iter_ == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = HierarchicalBNClassifier(B=3, n_restarts=2, random_state=0).fit(X, y)
+    assert est.converged_
