@@ -360,8 +360,13 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             cum = np.hstack([np.zeros((held.size, 1)), np.cumsum(kids.contributions(Xb[held][:, T:]), axis=1)])
             S[held] = lo[:, None] + cum[:, ks]
         bep = breakeven_columns(np.repeat(y[:, None], len(ks), axis=1), S)
-        k = int(ks[np.flatnonzero(bep >= np.nanmax(bep) - 1e-12)[-1]])  # ties: the most children
-        self.children_cv_ = {"n_children": [int(v) for v in ks], "breakeven": [float(b) for b in bep]}
+        best = float(np.nanmax(bep))
+        # "cv": the one-standard-error rule toward more terms (the inner folds train on two thirds of
+        # the documents, and the best number of terms grows with the documents); "cv-max": the best
+        margin = np.sqrt(best * (1.0 - best) / n_pos) if self.children_select == "cv" else 0.0
+        k = int(ks[np.flatnonzero(bep >= best - margin - 1e-12)[-1]])  # ties: the most children
+        self.children_cv_ = {"n_children": [int(v) for v in ks], "breakeven": [float(b) for b in bep],
+                             "margin": float(margin)}
         if k < cc.n_children:
             self.selected_features_ = np.asarray(self.selected_features_)[: T + k]
             self.feature_scores_ = np.asarray(self.feature_scores_)[: T + k]
@@ -520,9 +525,11 @@ def dependent_terms(Xb, y, p_value: float = DEPENDENCE_P) -> np.ndarray:
 
 
 #: How many of the class's naive-Bayes children a fit keeps: ``"all"``, every selected term after
-#: the tree's; ``"cv"``, the first k of them (in decreasing I(F; C)), k chosen by the breakeven of an
-#: inner stratified cross-validation of the training data (:data:`CHILDREN_CV_FOLDS` folds).
-CHILDREN_SELECTIONS = ("all", "cv")
+#: the tree's; ``"cv"`` / ``"cv-max"``, the first k of them (in decreasing I(F; C)), k chosen on the
+#: breakeven b of an inner stratified cross-validation of the training data (:data:`CHILDREN_CV_FOLDS`
+#: folds): the most children whose b is within one standard error sqrt(b*(1 - b) / n_positives) of
+#: the best (``"cv"``), or the best (``"cv-max"``).
+CHILDREN_SELECTIONS = ("all", "cv", "cv-max")
 CHILDREN_CV_FOLDS = 3
 
 
@@ -644,12 +651,15 @@ _PARAMS_DOC = """
         highest I(F; C) (``"top"``), or only those of them that depend on another of them given
         the class (``"dependent"``, :func:`dependent_terms`: G-test, p < 0.001); every other
         selected term is a naive-Bayes child of the class.
-    children_select : {"all", "cv"}, default="all"
+    children_select : {"all", "cv", "cv-max"}, default="all"
         Which naive-Bayes children the fit keeps: every selected term after the tree's
-        (``"all"``), or the first k of them in decreasing I(F; C) (``"cv"``), k chosen among
+        (``"all"``), or the first k of them in decreasing I(F; C), k chosen among
         :func:`children_candidates` (0 and the models with ``tree_terms`` x 2, x 4, ... terms and
-        with all of them) by the breakeven of a 3-fold stratified cross-validation of the training
-        data, the folds' trees fitted with a quarter of ``n_restarts``; ties keep more children.
+        with all of them) on the breakeven of a 3-fold stratified cross-validation of the training
+        data, the folds' trees fitted with a quarter of ``n_restarts``: ``"cv"`` keeps the most
+        children whose breakeven b is within one standard error, sqrt(b (1 - b) / n_positives), of
+        the best (the inner folds train on two thirds of the documents, and the best number of
+        terms grows with the documents), ``"cv-max"`` the best (ties: more children).
         The choice is in ``children_cv_``; ``selected_features_`` lists the kept terms only.
     children_N0 : float, default=0.1
         Pseudo-count per state of the class's naive-Bayes children (``tree_terms``): their
@@ -736,8 +746,9 @@ _PARAMS_DOC = """
     class_children_names_ : list of str
         Their names.
     children_cv_ : dict or None
-        With ``children_select="cv"`` and naive-Bayes children: ``{"n_children": [...],
-        "breakeven": [...]}``, the candidates and their inner cross-validated breakevens.
+        With ``children_select="cv"`` / ``"cv-max"`` and naive-Bayes children: ``{"n_children":
+        [...], "breakeven": [...], "margin": m}``, the candidates, their inner cross-validated
+        breakevens and how far below the best a candidate with more children may be.
     state_selection_ : list of dict or None
         With ``hidden_states="auto"`` / ``"auto-holdout"``: every (node, k) the search tried, its score and
         whether it was kept (``tree_.states`` holds the result).

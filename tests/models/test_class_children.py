@@ -228,34 +228,44 @@ def planted_with_noise(seed):
     return (rng.rand(400, 40) < np.where(y[:, None] == 1, 0.25 + lift, 0.25)).astype(np.int8), y
 
 
-@pytest.mark.parametrize("seed, kept", [(0, 15), (2, 0)])
-def test_cross_validated_children_equal_the_model_with_that_many_terms(seed, kept):
-    """The kept children are the first k by I(F; C): the model is the one fitted with T + k terms,
-    and k is the candidate with the highest inner breakeven (the most children on a tie)."""
+def check_cross_validated_children(rule, seed) -> int:
+    """The kept children are the first k by I(F; C): the model is the one fitted with T + k terms.
+    k is the candidate with the highest inner breakeven (``"cv-max"``), or the most children within
+    one standard error sqrt(b (1 - b) / n_pos) of that breakeven b (``"cv"``); ties keep more."""
     from hbnlab.models.hbn import children_candidates
 
     X, y = planted_with_noise(seed)
     kw = dict(B=3, tree_terms=5, n_restarts=4, random_state=0)
-    est = HierarchicalBNClassifier(n_features=None, children_select="cv", **kw).fit(X, y)
+    est = HierarchicalBNClassifier(n_features=None, children_select=rule, **kw).fit(X, y)
     cv = est.children_cv_
     assert cv["n_children"] == children_candidates(5, 40).tolist() == [0, 5, 15, 35]
     bep = np.asarray(cv["breakeven"])
-    assert cv["n_children"][np.flatnonzero(bep == bep.max())[-1]] == kept
+    se = np.sqrt(bep.max() * (1 - bep.max()) / y.sum()) if rule == "cv" else 0.0
+    assert cv["margin"] == pytest.approx(se, rel=1e-12)
+    kept = cv["n_children"][np.flatnonzero(bep >= bep.max() - se - 1e-12)[-1]]
     assert len(est.selected_features_) == 5 + kept == len(est.feature_scores_)
     assert (est.class_children_ is None) == (kept == 0)
     assert len(est.class_children_names_) == kept
     same = HierarchicalBNClassifier(n_features=5 + kept, children_select="all", **kw).fit(X, y)
     np.testing.assert_array_equal(est.selected_features_, same.selected_features_)
     np.testing.assert_allclose(est.decision_function(X), same.decision_function(X), rtol=0, atol=1e-12)
+    return kept
+
+
+@pytest.mark.parametrize("rule, seed, kept", [("cv-max", 0, 15), ("cv", 0, 35), ("cv-max", 2, 0), ("cv", 2, 35)])
+def test_cross_validated_children_equal_the_model_with_that_many_terms(rule, seed, kept):
+    """Seed 0: the best inner breakeven has 15 children, 35 are within one standard error of it;
+    seed 2: the best has none, all 35 are within one standard error."""
+    assert check_cross_validated_children(rule, seed) == kept
 
 
 def test_cross_validated_children_survive_the_model_file():
     X, y = planted_with_noise(0)
-    est = HierarchicalNBClassifier(B=3, n_features=None, tree_terms=5, n_restarts=3, children_select="cv",
+    est = HierarchicalNBClassifier(B=3, n_features=None, tree_terms=5, n_restarts=3, children_select="cv-max",
                                    random_state=0).fit(X, y)
     assert 0 < est.class_children_.n_children < 35
     back = load_model(model_to_bytes(est)).estimator
-    assert back.get_params()["children_select"] == "cv"
+    assert back.get_params()["children_select"] == "cv-max"
     np.testing.assert_array_equal(back.decision_function(X), est.decision_function(X))
 
 
