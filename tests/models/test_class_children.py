@@ -280,7 +280,7 @@ def test_all_children_are_kept_without_the_option_and_with_too_few_positives():
     assert est.children_cv_ is None and est.class_children_.n_children == 35
 
 
-@pytest.mark.parametrize("bad", ["CV", None, 3])
+@pytest.mark.parametrize("bad", ["CV", "", 3])
 def test_bad_children_select_is_refused_naming_the_parameter(bad):
     X, y = planted()
     with pytest.raises(ValueError, match="children_select"):
@@ -300,3 +300,18 @@ def test_em_stopped_by_its_iteration_cap_warns_and_a_converged_fit_does_not():
         warnings.simplefilter("error", ConvergenceWarning)
         est = HierarchicalBNClassifier(B=3, n_restarts=2, random_state=0).fit(X, y)
     assert est.converged_
+
+
+@pytest.mark.parametrize("clustering, rule", [("or", "cv"), ("dep", "cv"), ("avg", "all")])
+def test_children_select_default_is_the_clusterings_rule(clustering, rule):
+    """None: decision rule 10 of benchmarks/results/hbn_any_corpus.md (OR and DEP cross-validate
+    their children, AVG keeps all); a given rule overrides it."""
+    X, y = planted_with_noise(0)
+    kw = dict(B=3, clustering=clustering, n_features=None, tree_terms=5, n_restarts=2, random_state=0)
+    est = HierarchicalBNClassifier(**kw)
+    assert est.get_params()["children_select"] is None
+    est.fit(X, y)
+    assert (est.children_cv_ is not None) == (rule == "cv")
+    if rule == "cv":
+        assert est.children_cv_["margin"] > 0
+    assert HierarchicalBNClassifier(**{**kw, "children_select": "all"}).fit(X, y).children_cv_ is None
