@@ -64,9 +64,46 @@ def check_n_direct(n_direct, B: int) -> int:
     return int(n_direct)
 
 
-def construct_nested(X, y, *, B, clustering="avg", alpha, n_direct=0) -> list:
+def column_names(X, feature_names=None) -> list[str]:
+    """The names of the columns of ``X``: ``feature_names`` as strings (default ``F0, F1, ...``),
+    one per column."""
+    shape = np.shape(X)
+    n = shape[1] if len(shape) == 2 else 0
+    if feature_names is None:
+        return [f"F{j}" for j in range(n)]
+    names = [str(s) for s in feature_names]
+    if len(shape) == 2 and len(names) != n:
+        raise ValueError(f"feature_names has {len(names)} names but X has {n} columns")
+    return names
+
+
+def node_kind(n_features: int, B: int) -> str:
+    """What ConstructSubtree (thesis fig. 3.4) makes of a cluster of ``n_features`` features:
+    ``"feature"`` (step 1: the feature itself), ``"hidden"`` (step 2.b: a hidden node with the
+    features below it; ``<= B``, see the module docstring) or ``"split"`` (step 2.c: a hidden
+    node over the subtrees of a further clustering)."""
+    if n_features == 1:
+        return "feature"
+    return "hidden" if n_features <= B else "split"
+
+
+def construct_nested(X, y, *, B, clustering="avg", alpha, n_direct=0, recorder=None) -> list:
     """The tree of :func:`construct_tree` as nested lists (ints = feature columns, lists =
-    hidden nodes; the outer list holds the class's nodes)."""
+    hidden nodes; the outer list holds the class's nodes).
+
+    ``recorder``, when given, is called with one dict per step, in the order of the steps.  Every
+    dict names the node it is about by ``path`` (the child indices leading to it from the
+    class, ``()`` for the class) and its ``features``:
+
+    * ``step="direct"``: the features ``direct`` are put at the class itself -- all of them when
+      there are at most B (fig. 3.3 step 3), else the ``n_direct`` most informative ones;
+    * the steps a built-in clustering reports to its ``observer`` (``"start"``, ``"merge"``,
+      ``"improve"``; see :func:`hbnlab.clustering.cluster_features_avg` and
+      :func:`hbnlab.clustering.cluster_features_dep`) while it clusters the node's features;
+    * ``step="clusters"``: the node's ``clusters`` (sorted column lists), each with its
+      :func:`node_kind` in ``kinds``, placed at child indices ``offset, offset + 1, ...``; the
+      nodes of clusters of kind ``"split"`` follow, depth first.
+    """
     B = check_branching_factor(B)
     alpha = validate_alpha(alpha)
     n_direct = check_n_direct(n_direct, B)
@@ -85,13 +122,14 @@ def construct_nested(X, y, *, B, clustering="avg", alpha, n_direct=0) -> list:
     stats = FeatureStats(Xb, y, np.arange(n)) if kernel is not None or n_direct else None
     y_labels = y.astype(np.int64)
 
-    def run(F: list[int], k: int):
+    def run(F: list[int], k: int, observer):
         if kernel is not None:
-            return kernel(stats, np.asarray(F, dtype=np.int64), k, alpha)
+            return kernel(stats, np.asarray(F, dtype=np.int64), k, alpha, observer)
         return fn(Xb, y_labels, list(F), k, alpha)  # user callables get 0/1 CSC X and int y
 
-    def cluster(F: list[int], k: int = B) -> list[list[int]]:
-        parts = check_partition(run(F, k), F, k, name=f"clustering {name!r}")
+    def cluster(F: list[int], path: tuple, k: int) -> list[list[int]]:
+        observer = None if recorder is None else (lambda ev: recorder({**ev, "path": path, "features": F}))
+        parts = check_partition(run(F, k, observer), F, k, name=f"clustering {name!r}")
         if len(parts) < 2:
             raise ValueError(
                 f"clustering {name!r} returned {len(parts)} cluster for {len(F)} features with B = {k}; "
@@ -99,30 +137,42 @@ def construct_nested(X, y, *, B, clustering="avg", alpha, n_direct=0) -> list:
             )
         return parts
 
-    def subtree(F: list[int]):
+    def children(F: list[int], path: tuple, k: int = B, offset: int = 0) -> list:
+        parts = cluster(F, path, k)
+        if recorder is not None:
+            recorder({"step": "clusters", "path": path, "features": F, "clusters": parts, "offset": offset,
+                      "kinds": [node_kind(len(c), B) for c in parts]})
+        return [subtree(c, path + (offset + j,)) for j, c in enumerate(parts)]
+
+    def subtree(F: list[int], path: tuple):
         # thesis fig. 3.4
-        if len(F) == 1:
+        kind = node_kind(len(F), B)
+        if kind == "feature":
             return F[0]  # step 1: the feature variable itself
-        if len(F) <= B:  # step 2.b (see the module docstring for <= versus <)
+        if kind == "hidden":  # step 2.b (see the module docstring for <= versus <)
             return list(F)
-        return [subtree(c) for c in cluster(F)]  # step 2.c
+        return children(F, path)  # step 2.c
 
     features = list(range(n))
     # thesis fig. 3.3
     if n <= B:
-        return features  # step 3: all features are parents (HNB: children) of C
-    if not n_direct:
-        return [subtree(c) for c in cluster(features)]  # step 4
-    # the n_direct features most informative about C stay at the class; the other B - n_direct
-    # slots hold the tree of the rest (one subtree when a single slot is left)
-    ranked = initial_rank(stats.info, stats.columns).tolist()
-    direct, rest = ranked[:n_direct], sorted(ranked[n_direct:])
-    k = B - n_direct
-    if len(rest) <= k:
-        return direct + rest
+        direct, rest, k = features, [], B  # step 3: all features are parents (HNB: children) of C
+    elif not n_direct:
+        direct, rest, k = [], features, B  # step 4
+    else:
+        # the n_direct features most informative about C stay at the class; the other
+        # B - n_direct slots hold the tree of the rest (one subtree when a single slot is left)
+        ranked = initial_rank(stats.info, stats.columns).tolist()
+        direct, rest, k = ranked[:n_direct], sorted(ranked[n_direct:]), B - n_direct
+        if len(rest) <= k:
+            direct, rest = direct + rest, []
+    if recorder is not None and direct:
+        recorder({"step": "direct", "path": (), "features": features, "direct": direct})
+    if not rest:
+        return direct
     if k == 1:
-        return direct + [subtree(rest)]
-    return direct + [subtree(c) for c in cluster(rest, k)]
+        return direct + [subtree(rest, (len(direct),))]
+    return direct + children(rest, (), k, offset=len(direct))
 
 
 def construct_tree(
@@ -190,14 +240,19 @@ def construct_tree(
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
     if feature_names is not None:
-        n = X.shape[1] if hasattr(X, "shape") else np.asarray(X).shape[1]
-        feature_names = list(feature_names)
-        if len(feature_names) != n:
-            raise ValueError(f"feature_names has {len(feature_names)} names but X has {n} columns")
+        feature_names = column_names(X, feature_names)
     nested = construct_nested(X, y, B=B, clustering=clustering, alpha=alpha, n_direct=n_direct)
     return TreeStructure.from_nested(
         nested, feature_names=feature_names, class_name=str(class_name), direction=direction, B=int(B)
     )
 
 
-__all__ = ["CLUSTERINGS", "check_n_direct", "construct_nested", "construct_tree", "register_clustering"]
+__all__ = [
+    "CLUSTERINGS",
+    "check_n_direct",
+    "column_names",
+    "construct_nested",
+    "construct_tree",
+    "node_kind",
+    "register_clustering",
+]
