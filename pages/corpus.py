@@ -54,6 +54,12 @@ else:
                             key="upload_encoding",
                             help="auto: detected file by file (byte-order mark, UTF-16, UTF-8, cp1252, a detector's "
                                  "guess). A named encoding reads every file strictly with it.")
+    strip = st.checkbox("Strip newsgroup headers, quoted replies and signatures", value=cfg.upload_newsgroup_strip,
+                        key="upload_newsgroup_strip",
+                        help="For mail and Usenet messages: removes the header block up to the first blank line "
+                             "(when it starts with a field such as From:), lines quoting an earlier message ('>' "
+                             "or '|', 'In article ... writes:', '... wrote:') and a short signature after '--', so "
+                             "that no class is learned from a poster's name or host. Off: the texts as read.")
     uploaded = st.file_uploader("CSV / TSV / JSONL / Parquet table (a text and a labels column) or a ZIP (one "
                                 "table or one folder per class)", type=list(services.UPLOAD_TYPES),
                                 key="corpus_upload")
@@ -70,6 +76,7 @@ else:
     if cfg.corpus != "upload":
         st.info("Upload a file to use it.")
         st.stop()
+    cfg = state.change_corpus(upload_newsgroup_strip=bool(strip))
 
 corpus = widgets.load_corpus(cfg)
 if cfg.corpus_spec() != shown:
@@ -83,6 +90,8 @@ m[1].metric("training", ov["n_train"])
 m[2].metric("test", ov["n_test"])
 m[3].metric("classes", ov["n_categories"])
 st.caption(f"split: {widgets.md_escape(ov['split_source'])}")
+if ov["newsgroup_strip"]:
+    st.caption(widgets.md_escape(ov["newsgroup_strip"]))
 if len(ov["encodings"]):
     n_replaced = len(ov["replaced_files"])
     with st.expander(f"Encodings: {ov['n_decoded_files']} files, {n_replaced} with replacement characters",

@@ -10,6 +10,7 @@ from hbnlab._validation import HbnlabError
 
 __all__ = ["CLIError", "NO_CACHE_ENV", "add_corpus_options", "add_validation_options", "validation_kwargs",
            "check_corpus_arg", "check_learner_params", "corpus_from_args", "table_options", "TABLE_FLAGS",
+           "strip_parts", "STRIP_ALL",
            "parse_list", "parse_categories",
            "parse_param_items", "write_json"]
 
@@ -19,6 +20,9 @@ NO_CACHE_ENV = "HBNLAB_NO_CACHE"
 #: ``--validation`` choices (:data:`hbnlab.corpus.splits.VALIDATION_METHODS`, kept here so that
 #: ``hbnlab --help`` does not import the library).
 _VALIDATION_CHOICES = ("auto", "date", "stratified")
+#: ``--strip-newsgroup`` without a value: every part (:data:`hbnlab.text.newsgroup.NEWSGROUP_PARTS`, kept
+#: here so that ``hbnlab --help`` does not import the library).
+STRIP_ALL = "headers,quotes,signature"
 
 
 #: The table reader's column options: flag, the column read by default, help.  ``--id-column`` and
@@ -73,6 +77,11 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
     p.add_argument("--allow-modified-reuters", action="store_true",
                    help="read a Reuters-21578 copy whose files differ from Distribution 1.0 (SHA-256, counts) "
                         "with a warning instead of an error; sets $HBNLAB_ALLOW_MODIFIED_REUTERS=1 for workers too")
+    p.add_argument("--strip-newsgroup", nargs="?", const=STRIP_ALL, default=None, metavar="PARTS",
+                   help="remove newsgroup headers (the block up to the first blank line), quoted replies ('>' "
+                        "lines, 'In article ... writes:') and signatures (a short part after '-- ') from the texts "
+                        "of --corpus reuters|PATH; PARTS: a comma list of headers, quotes, signature (default: all). "
+                        "Off by default; the corpus fingerprint records it")
     p.add_argument("--no-cache", action="store_true",
                    help="parse and index the corpus afresh, without the store of prepared corpora in the data home "
                         "(sets $HBNLAB_NO_CACHE=1 for workers too; 'hbnlab cache list|clear' shows and empties it)")
@@ -129,9 +138,27 @@ def parse_categories(text: str | None, corpus) -> list[str] | None:
     return names
 
 
+def strip_parts(args) -> tuple:
+    """The newsgroup parts of ``--strip-newsgroup`` (none when the flag is absent); an unknown part
+    is a CLIError naming the flag."""
+    value = getattr(args, "strip_newsgroup", None)
+    if value is None:
+        return ()
+    from hbnlab.text.newsgroup import newsgroup_parts
+
+    try:
+        parts = newsgroup_parts(value)
+    except ValueError as e:
+        raise CLIError(f"--strip-newsgroup: {e}") from None
+    if not parts:
+        raise CLIError(f"--strip-newsgroup: expected parts (headers, quotes, signature), got {value!r}")
+    return parts
+
+
 def check_corpus_arg(args) -> None:
-    """Refuse a ``--corpus`` path that does not exist and a ``--synthetic-size`` outside
-    :data:`hbnlab.bounds.SYNTHETIC_SIZE`, naming the option."""
+    """Refuse a ``--corpus`` path that does not exist, a ``--synthetic-size`` outside
+    :data:`hbnlab.bounds.SYNTHETIC_SIZE` and ``--strip-newsgroup`` on a generated corpus, naming
+    the option."""
     size = getattr(args, "synthetic_size", 3000)
     if args.corpus in ("synthetic", "synthetic-hierarchy") and size not in bounds.SYNTHETIC_SIZE:
         raise CLIError(f"--synthetic-size must be {bounds.SYNTHETIC_SIZE.describe()}, got {size}")
@@ -146,6 +173,8 @@ def check_corpus_arg(args) -> None:
     if given and args.corpus in ("synthetic", "synthetic-hierarchy", "reuters"):
         flags = sorted("--" + k.replace("_", "-") for k in given)
         raise CLIError(f"{', '.join(flags)}: for a table corpus (--corpus PATH), not for --corpus {args.corpus}")
+    if strip_parts(args) and args.corpus in ("synthetic", "synthetic-hierarchy"):
+        raise CLIError(f"--strip-newsgroup: for read texts (--corpus reuters|PATH), not for --corpus {args.corpus}")
 
 
 def corpus_from_args(args, default: str = "reuters", *, log=None):
@@ -157,7 +186,7 @@ def corpus_from_args(args, default: str = "reuters", *, log=None):
     seed = args.corpus_seed if hasattr(args, "corpus_seed") else getattr(args, "seed", 0)
     return load_named_corpus(args.corpus or default, reuters_dir=args.reuters_dir, seed=seed,
                              size=getattr(args, "synthetic_size", 3000), encoding=getattr(args, "encoding", "auto"),
-                             table=table_options(args), log=log)
+                             table=table_options(args), strip=strip_parts(args), log=log)
 
 
 def parse_list(text: str, cast, what: str) -> list:

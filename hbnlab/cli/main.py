@@ -1,6 +1,6 @@
 """The ``hbnlab`` command line: the parser, ``corpus-info`` and the error handling of every command.
 
-    hbnlab corpus-info [--corpus synthetic|reuters|PATH] [--encoding auto|NAME] [--json]
+    hbnlab corpus-info [--corpus synthetic|reuters|PATH] [--encoding auto|NAME] [--strip-newsgroup] [--json]
     hbnlab reproduce table-4.10 | table-4.2 ... table-4.9 | decampos-table-1 | verbeek-figures
     hbnlab tree --corpus reuters --class trade --classifier hbn-or --format text|dot|svg
     hbnlab train | export-model | predict | run | report     (hbnlab.cli.models)
@@ -57,12 +57,14 @@ def _validation_lines(corpus, args) -> tuple[dict, list[str]]:
 
 def cmd_corpus_info(args) -> int:
     from hbnlab.corpus.encoding import encoding_summary
+    from hbnlab.text.newsgroup import strip_summary
 
     corpus = corpus_from_args(args, log=None if args.json else print)
     s = corpus.summary()
     split, head = _validation_lines(corpus, args)
     if args.json:
-        s.update({k: corpus.meta[k] for k in ("encodings", "replaced_files", "ignored_files") if k in corpus.meta})
+        s.update({k: corpus.meta[k] for k in ("encodings", "replaced_files", "ignored_files", "newsgroup_strip")
+                  if k in corpus.meta})
         s["validation"] = split
         print(json.dumps(s, indent=2))
         return 0
@@ -71,6 +73,9 @@ def cmd_corpus_info(args) -> int:
     print(f"corpus {s['name']}{kind}: {s['n_documents']} documents, {s['n_train']} train / {s['n_test']} test, "
           f"{s['n_categories']} categories")
     print(f"split: {s['split_source']}")
+    stripped = strip_summary(corpus.meta, len(corpus))
+    if stripped:
+        print(stripped)
     print(head[0])
     extra = f"{'positives per fold':>22}" if cv else f"{'train-0':>9}{'valid':>7}"
     print(f"{'category':<20}{'train':>8}{'test':>8}{extra}  tunable")

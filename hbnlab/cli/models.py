@@ -24,6 +24,7 @@ from hbnlab.cli.common import (
     check_corpus_arg,
     check_learner_params,
     parse_param_items,
+    strip_parts,
     table_options,
 )
 
@@ -37,8 +38,9 @@ def _corpus_spec(args):
     if args.corpus in ("synthetic", "synthetic-hierarchy"):
         return CorpusSpec(args.corpus, seed=args.seed, size=args.synthetic_size)
     if args.corpus == "reuters":
-        return CorpusSpec("reuters", path=args.reuters_dir)
-    return CorpusSpec("path", path=args.corpus, encoding=args.encoding, table=table_options(args))
+        return CorpusSpec("reuters", path=args.reuters_dir, strip=strip_parts(args))
+    return CorpusSpec("path", path=args.corpus, encoding=args.encoding, table=table_options(args),
+                      strip=strip_parts(args))
 
 
 # =========================================================================== train

@@ -15,6 +15,7 @@ from hbnlab.cli.common import (
     parse_categories,
     parse_list,
     parse_param_items,
+    strip_parts,
     table_options,
     validation_kwargs,
     write_json,
@@ -54,7 +55,7 @@ def _verbeek(args) -> dict:
 
     t0 = time.perf_counter()
     corpus = load_named_corpus(args.corpus or "reuters", reuters_dir=args.reuters_dir, seed=args.random_state,
-                               encoding=args.encoding, table=table_options(args))
+                               encoding=args.encoding, table=table_options(args), strip=strip_parts(args))
     figs = verbeek_figures(corpus, random_state=args.random_state)
     m = figs.meta
     print(f"Verbeek figures on {m['corpus']}: classes {', '.join(m['classes'])}; {m['n_terms']} terms")
@@ -160,6 +161,9 @@ def cmd_reproduce(args) -> int:
         print()
         _print_validation_rows(result)
     elif target.startswith("decampos-table-"):
+        if strip_parts(args):
+            raise CLIError(f"--strip-newsgroup: {target} reads its collection as de Campos et al. did, "
+                           f"with its texts whole")
         table = _decampos_table(target, args.collection)
         corpus_path = None if args.corpus in (None, "reuters") else args.corpus
         if corpus_path is not None and not Path(corpus_path).exists():

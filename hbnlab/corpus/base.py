@@ -181,8 +181,15 @@ class Corpus:
         return [d.full_text for d in docs]
 
     def fingerprint(self) -> str:
-        """SHA-256 over ids, splits, labels and texts: identifies the exact data a model saw."""
+        """SHA-256 over ids, splits, labels and texts: identifies the exact data a model saw.
+
+        A corpus whose texts had newsgroup headers, quotes or signatures removed
+        (``meta["newsgroup_strip"]``, :func:`hbnlab.text.newsgroup.strip_corpus`) adds the parts
+        removed, so it never shares a fingerprint with the corpus read as it is."""
         h = hashlib.sha256()
+        stripped = (self.meta.get("newsgroup_strip") or {}).get("parts")
+        if stripped:
+            h.update(json.dumps(["newsgroup_strip", list(stripped)]).encode("utf-8") + b"\0")
         for d in self.documents:
             h.update(json.dumps([d.id, d.split, sorted(d.labels), d.title, d.text]).encode("utf-8"))
             h.update(b"\0")

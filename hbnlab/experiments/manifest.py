@@ -40,6 +40,7 @@ from hbnlab.models.catalog import learner_names
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.fit import em_traces, fit_unit
 from hbnlab.pipeline.store import prepare_cached
+from hbnlab.text.newsgroup import newsgroup_parts
 
 MANIFEST_FORMAT = "hbnlab-experiment-manifest"
 MANIFEST_VERSION = 1
@@ -107,7 +108,9 @@ class CorpusSpec:
     written to the manifest only when it is not ``"auto"``; ``"TRAIN,TEST"`` names two table
     files split by their names).  ``table``: the table reader's column options
     (:data:`TABLE_OPTIONS`, e.g. ``{"labels_column": "category"}``); a table's ``split`` and
-    ``id`` columns are read when present."""
+    ``id`` columns are read when present.  ``strip``: the newsgroup parts removed from the texts
+    of a ``reuters`` or ``path`` corpus (``["headers", "quotes", "signature"]`` or some of them,
+    :func:`hbnlab.text.newsgroup.strip_newsgroup`); written to the manifest only when not empty."""
 
     kind: str = "synthetic"
     seed: int = 0
@@ -115,8 +118,16 @@ class CorpusSpec:
     path: str | None = None
     encoding: str = "auto"
     table: dict = field(default_factory=dict)
+    strip: tuple = ()
 
     def __post_init__(self):
+        try:
+            object.__setattr__(self, "strip", newsgroup_parts(self.strip))
+        except ValueError as e:
+            raise ManifestError("corpus.strip", str(e)) from None
+        if self.strip and self.kind in ("synthetic", "synthetic-hierarchy"):
+            raise ManifestError("corpus.strip", f"newsgroup stripping applies to read texts, not to a corpus of kind "
+                                                f"{self.kind!r}")
         if self.kind not in CORPUS_KINDS:
             raise ManifestError("corpus.kind", f"must be one of {CORPUS_KINDS}, got {self.kind!r}")
         _check_int(self.seed, "corpus.seed", lo=0)
@@ -146,13 +157,19 @@ class CorpusSpec:
             d["encoding"] = self.encoding
         if self.table:
             d["table"] = dict(self.table)
+        if self.strip:
+            d["strip"] = list(self.strip)
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> CorpusSpec:
-        _check_keys(d, "corpus", ("kind", "seed", "size", "path", "encoding", "table"))
+        _check_keys(d, "corpus", ("kind", "seed", "size", "path", "encoding", "table", "strip"))
+        strip = d.get("strip") or ()
+        if not isinstance(strip, (list, tuple)):
+            raise ManifestError("corpus.strip", f"expected a list of parts (headers, quotes, signature), got {strip!r}")
         return cls(kind=d.get("kind", "synthetic"), seed=d.get("seed", 0), size=d.get("size", 3000),
-                   path=d.get("path"), encoding=d.get("encoding", "auto"), table=d.get("table") or {})
+                   path=d.get("path"), encoding=d.get("encoding", "auto"), table=d.get("table") or {},
+                   strip=tuple(strip))
 
     def load(self):
         """The :class:`~hbnlab.corpus.Corpus` this spec names (a ``reuters`` spec without a path
@@ -161,11 +178,11 @@ class CorpusSpec:
             return load_named_corpus(self.kind, seed=self.seed, size=self.size)
         if self.kind == "reuters":
             try:
-                return load_named_corpus("reuters", reuters_dir=self.path, download=False)
+                return load_named_corpus("reuters", reuters_dir=self.path, download=False, strip=self.strip)
             except CorpusError as e:
                 raise ManifestError("corpus.path", f"no Reuters-21578 directory: give corpus.path or set "
                                                    f"$HBNLAB_REUTERS_DIR ({e})") from None
-        return load_named_corpus(self.path, encoding=self.encoding, table=self.table)
+        return load_named_corpus(self.path, encoding=self.encoding, table=self.table, strip=self.strip)
 
 
 @dataclass(frozen=True)

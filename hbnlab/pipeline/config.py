@@ -19,6 +19,7 @@ from hbnlab import bounds
 from hbnlab.bounds import MAX_TABLE_ROWS
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS, TREE_TERMS_DEFAULT, parse_hidden_states
+from hbnlab.text.newsgroup import NEWSGROUP_PARTS
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 #: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
@@ -57,6 +58,9 @@ TREE_TERMS_MAX = bounds.TREE_TERMS.hi
 #: Fields that serialised forms leave out while they hold these defaults (configs written before
 #: the fields existed keep their form): the EM speed fields, the hidden nodes' states, the tree's terms.
 OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT, "tree_terms": TREE_TERMS_DEFAULT}
+#: Corpus fields that serialised forms leave out while they hold these defaults (newer than the
+#: forms): the upload's newsgroup stripping.
+CORPUS_OPTIONAL_DEFAULTS = {"upload_newsgroup_strip": False}
 #: How training-0 / validation is drawn (:func:`hbnlab.corpus.splits.validation_folds`).
 VALIDATION_METHODS = ("auto", "date", "stratified")
 CV_MAX = 20
@@ -129,6 +133,9 @@ class ExperimentConfig:
     upload_encoding : str
         Text encoding of the upload's files, one of :data:`UPLOAD_ENCODINGS`: ``"auto"`` detects
         it file by file; a codec name reads every file strictly with it.
+    upload_newsgroup_strip : bool
+        Remove newsgroup headers, quoted replies and signatures from the upload's texts
+        (:func:`hbnlab.text.newsgroup.strip_newsgroup`; off by default).
     stopwords, stemming, min_df :
         Indexing (:class:`hbnlab.text.IndexingConfig`); ``stemming="none"`` means no stemming.
     selection : str
@@ -191,6 +198,7 @@ class ExperimentConfig:
     upload_id_column: str = ""
     upload_title_column: str = ""
     upload_encoding: str = "auto"
+    upload_newsgroup_strip: bool = False
     stopwords: str = "thesis"
     stemming: str = "none"
     min_df: int = 2
@@ -244,6 +252,8 @@ class ExperimentConfig:
         choice("corpus", CORPUS_SOURCES)
         choice("synthetic_model", SYNTHETIC_MODELS)
         choice("upload_encoding", UPLOAD_ENCODINGS)
+        if not isinstance(self.upload_newsgroup_strip, bool):
+            raise ValueError(f"upload_newsgroup_strip must be true or false, got {self.upload_newsgroup_strip!r}")
         choice("stopwords", STOPWORDS)
         choice("stemming", STEMMING)
         choice("selection", SELECTION_METHODS)
@@ -336,6 +346,8 @@ class ExperimentConfig:
         else:
             spec["upload_path"] = self.upload_path
             spec["options"] = self.upload_options()
+            if self.upload_newsgroup_strip:
+                spec["strip"] = list(NEWSGROUP_PARTS)
         return spec
 
     def upload_options(self) -> dict:
@@ -368,13 +380,13 @@ class ExperimentConfig:
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict:
-        """Every field, except the EM speed fields and ``hidden_states`` while they hold their defaults
-        (:data:`OPTIONAL_DEFAULTS`): job specs and stored models of the thesis's EM keep the form they
-        had before those fields."""
+        """Every field, except the EM speed fields, ``hidden_states`` and ``upload_newsgroup_strip``
+        while they hold their defaults (:data:`OPTIONAL_DEFAULTS`, :data:`CORPUS_OPTIONAL_DEFAULTS`):
+        job specs and stored models keep the form they had before those fields."""
         d = dataclasses.asdict(self)
         d["categories"] = list(self.categories)
         d["classifiers"] = list(self.classifiers)
-        for k, v in OPTIONAL_DEFAULTS.items():
+        for k, v in {**OPTIONAL_DEFAULTS, **CORPUS_OPTIONAL_DEFAULTS}.items():
             if d[k] == v:
                 del d[k]
         return d
@@ -543,6 +555,7 @@ PRESETS = {
 __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_of", "is_hnb", "hbn_table_rows",
            "check_table_size",
            "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS", "HNB_INITS",
+           "CORPUS_OPTIONAL_DEFAULTS",
            "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "OPTIONAL_DEFAULTS",
            "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "TREE_TERMS_DEFAULT", "TREE_TERMS_MAX",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS",

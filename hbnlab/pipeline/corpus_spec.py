@@ -19,6 +19,9 @@ reads any path its user gives.
 
 Both loaders keep the parsed corpus in the data home (:func:`hbnlab.pipeline.store.cached_corpus`,
 keyed by the source files' contents and the reader options); ``$HBNLAB_NO_CACHE=1`` turns that off.
+Both take ``strip``, the newsgroup parts (headers, quotes, signature) to remove from the texts of
+a read corpus (:func:`hbnlab.text.newsgroup.strip_corpus`, after the store: the parsed corpus is
+kept once for both); a generated corpus refuses it.
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ from hbnlab.corpus import (
 )
 from hbnlab.corpus.reuters import REUTERS_FILES
 from hbnlab.pipeline.store import cached_corpus
+from hbnlab.text.newsgroup import newsgroup_parts, strip_corpus
 
 __all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_paths", "corpus_from_spec",
            "is_reuters_modapte",
@@ -177,25 +181,40 @@ def corpus_paths(name: str) -> list[Path]:
     return parts
 
 
+def _stripped(corpus: Corpus, strip, name: str) -> Corpus:
+    """``corpus`` with the newsgroup parts ``strip`` removed from its texts (none: ``corpus``)."""
+    try:
+        parts = newsgroup_parts(strip)
+    except ValueError as e:
+        raise CorpusError(f"strip: {e}") from None
+    if parts and corpus.synthetic:
+        raise CorpusError(f"{name}: newsgroup stripping applies to read texts, not to a generated corpus")
+    return strip_corpus(corpus, parts)
+
+
 def load_named_corpus(name: str, *, reuters_dir: str | None = None, seed: int = 0, size: int = 3000,
-                      download: bool = True, encoding: str = "auto", table: dict | None = None, log=None):
+                      download: bool = True, encoding: str = "auto", table: dict | None = None, strip=None,
+                      log=None):
     """``"synthetic"`` (seeded, ``size`` documents), ``"synthetic-hierarchy"`` (the same, categories
     in a topic taxonomy), ``"reuters"`` (ModApte) or a path read by
     :func:`hbnlab.corpus.load_corpus` (a folder per class, a table, a ZIP, or ``"TRAIN,TEST"``:
     two table files, :func:`corpus_paths`) with ``encoding`` (``"auto"``: detected file by file,
     or a codec name) and ``table``, the table reader's column options (``text_column``,
     ``labels_column``, ``id_column``, ``split_column``, ``title_column``, ``label_sep``; a table's
-    ``split`` and ``id`` columns are read when present).  Kept in the store
-    (:mod:`hbnlab.pipeline.store`); ``log`` receives its messages."""
+    ``split`` and ``id`` columns are read when present).  ``strip``: newsgroup parts to remove
+    from the texts (:func:`hbnlab.text.newsgroup.newsgroup_parts`: names or ``"all"``; default
+    none).  Kept in the store (:mod:`hbnlab.pipeline.store`); ``log`` receives its messages."""
     table = {k: v for k, v in (table or {}).items() if v is not None}
     if name in ("synthetic", SYNTHETIC_HIERARCHY, "reuters") and table:
         raise CorpusError(f"{name}: the table options {sorted(table)} apply to a table corpus, not to {name}")
+    if name in ("synthetic", SYNTHETIC_HIERARCHY) and newsgroup_parts(strip):
+        raise CorpusError(f"{name}: newsgroup stripping applies to read texts, not to a generated corpus")
     if name == "synthetic":
         return _synthetic(size, seed, log)
     if name == SYNTHETIC_HIERARCHY:
         return _synthetic(size, seed, log, model="hierarchy")
     if name == "reuters":
-        return _reuters(resolve_reuters_dir(reuters_dir, download=download), log=log)
+        return _stripped(_reuters(resolve_reuters_dir(reuters_dir, download=download), log=log), strip, name)
     paths = corpus_paths(name)
     what = {"reader": "path", "path": ",".join(str(p.resolve()) for p in paths), "encoding": encoding}
     if table:
@@ -203,7 +222,8 @@ def load_named_corpus(name: str, *, reuters_dir: str | None = None, seed: int = 
     target = [str(p) for p in paths] if len(paths) == 2 else str(paths[0])
     files = [f for p in paths for f in _files_under(p)]
     root = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
-    return cached_corpus(what, files, lambda: load_corpus(target, encoding=encoding, **table), root=root, log=log)
+    corpus = cached_corpus(what, files, lambda: load_corpus(target, encoding=encoding, **table), root=root, log=log)
+    return _stripped(corpus, strip, name)
 
 
 def corpus_from_spec(spec: dict, *, progress=None, log=None):
@@ -214,7 +234,9 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
     ``{"corpus": "reuters", "reuters_dir": d}`` -> :func:`hbnlab.corpus.load_reuters21578` (never
     downloads: the Corpus page does that with a progress bar);
     ``{"corpus": "upload", "upload_path": p, "options": {...}}`` -> :func:`hbnlab.corpus.load_corpus`
-    on the stored upload.  Reader errors are :class:`hbnlab.corpus.CorpusError` naming the file and line.
+    on the stored upload.  Any spec but a synthetic one may add ``"strip": [parts]``, the newsgroup
+    parts removed from the texts (:func:`hbnlab.text.newsgroup.strip_corpus`).  Reader errors are
+    :class:`hbnlab.corpus.CorpusError` naming the file and line.
 
     ``reuters_dir`` and ``upload_path`` go through :func:`confine_corpus_path`; a column option
     the upload lacks is refused naming its parameter (``upload_text_column``, ...), without the
@@ -222,6 +244,9 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
     ``log`` receives its messages.
     """
     kind = spec.get("corpus")
+    strip = spec.get("strip")
+    if kind == "synthetic" and strip:
+        raise ValueError("corpus spec: 'strip' applies to read texts, not to a synthetic corpus")
     if kind == "synthetic":
         model = spec.get("model", "groups")
         if model not in ("groups", "hierarchy"):
@@ -230,7 +255,7 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
     if kind == "reuters":
         given = str(spec.get("reuters_dir", "") or "")
         where = confine_corpus_path(given, parameter="reuters_dir", kind="reuters") if given.strip() else None
-        return _reuters(resolve_reuters_dir(where), progress=progress, log=log)
+        return _stripped(_reuters(resolve_reuters_dir(where), progress=progress, log=log), strip, kind)
     if kind == "upload":
         path = confine_corpus_path(spec.get("upload_path", ""), parameter="upload_path", kind="upload")
         if not path.is_file():
@@ -243,7 +268,8 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
             except MissingColumnError as exc:
                 raise CorpusError(f"upload_{exc.role}={exc.column!r}: the stored upload has no such column") from None
 
-        return cached_corpus({"reader": "upload", "path": str(path), "options": options}, [path], read, log=log)
+        corpus = cached_corpus({"reader": "upload", "path": str(path), "options": options}, [path], read, log=log)
+        return _stripped(corpus, strip, path.name)
     raise ValueError(f"corpus spec: 'corpus' must be 'synthetic', 'reuters' or 'upload', got {kind!r}")
 
 

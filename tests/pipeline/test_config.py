@@ -13,6 +13,7 @@ from hbnlab.models.catalog import TABLE_4_1
 from hbnlab.pipeline.config import (
     ALPHA_RANGE,
     CLASSIFIERS,
+    CORPUS_OPTIONAL_DEFAULTS,
     EM_SPEED_DEFAULTS,
     OPTIONAL_DEFAULTS,
     PRESETS,
@@ -55,6 +56,7 @@ configs = st.builds(
     em_acceleration=st.sampled_from(["none", "squarem"]),
     screen_iter=st.integers(0, 50),
     screen_keep=st.integers(1, 1024),
+    upload_newsgroup_strip=st.booleans(),
     random_state=st.integers(0, 2**31 - 1),
 )
 
@@ -167,7 +169,7 @@ DEFAULT_RELEVANT = {
 def _without_em_speed(cfg: ExperimentConfig) -> dict:
     """The to_dict() of a config class without the EM speed fields and the hidden states."""
     return {f.name: list(v) if isinstance(v := getattr(cfg, f.name), tuple) else v
-            for f in dataclasses.fields(cfg) if f.name not in OPTIONAL_DEFAULTS}
+            for f in dataclasses.fields(cfg) if f.name not in {**OPTIONAL_DEFAULTS, **CORPUS_OPTIONAL_DEFAULTS}}
 
 
 @pytest.mark.parametrize("cfg", [

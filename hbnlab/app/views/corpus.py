@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from hbnlab.corpus.encoding import BINARY_REASON, Replacement
+from hbnlab.text.newsgroup import strip_summary
 
 SYNTHETIC_BADGE = "SYNTHETIC corpus (generated, not real text)"
 
@@ -33,11 +34,14 @@ def config_corpus_label(cfg) -> str:
         return f"synthetic ({what}seed {cfg.synthetic_seed}, {cfg.synthetic_size} documents)"
     if cfg.corpus == "reuters":
         return "Reuters-21578 ModApte"
-    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}"
+    stripped = ", newsgroup headers, quotes and signatures removed" if cfg.upload_newsgroup_strip else ""
+    return f"upload: {cfg.upload_path.rsplit('/', 1)[-1]}{stripped}"
 
 
 def corpus_overview(corpus) -> dict:
-    """Counts per split and class, labels per document and token lengths of a corpus.
+    """Counts per split and class, labels per document and token lengths of a corpus, and
+    ``newsgroup_strip``: the line saying which newsgroup parts were removed from its texts and
+    how many documents that changed (``None`` when none were).
 
     Lengths count maximal runs of ASCII letters (the tokens of the thesis's indexing, sec.
     4.1.2) before stop-word removal.
@@ -58,6 +62,7 @@ def corpus_overview(corpus) -> dict:
         "n_test": summary["n_test"],
         "n_categories": summary["n_categories"],
         "split_source": summary["split_source"],
+        "newsgroup_strip": strip_summary(corpus.meta, len(corpus)),
         "splits": pd.DataFrame({"split": ["train", "test"], "documents": [summary["n_train"], summary["n_test"]]}),
         "classes": classes,
         "labels_per_document": {int(k): int(v) for k, v in df["n_labels"].value_counts().sort_index().items()},
