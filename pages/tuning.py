@@ -31,8 +31,11 @@ with st.form("tune_form"):
                                    "states cost more per fit.")
     st.caption(("Every term in the tree (the thesis's model)" if not cfg.tree_terms else
                 f"The tree holds the {cfg.tree_terms} strongest terms; above that many terms per class the others "
-                "are naive-Bayes children of the class")
-               + " (Training page: Terms in the tree). B and alpha shape the tree only.")
+                "are naive-Bayes children of the class"
+                + {"auto": " (OR and DEP keep the strongest k of them, k cross-validated; AVG all)",
+                   "all": "", "cv": " (the strongest k of them, k cross-validated)",
+                   "cv-max": " (the strongest k of them, k cross-validated)"}[cfg.children_select])
+               + " (Training page: Terms in the tree, Naive-Bayes children). B and alpha shape the tree only.")
     submitted = st.form_submit_button("Run the grid", type="primary", icon=":material/grid_on:")
 note = None
 if submitted:

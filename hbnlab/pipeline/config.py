@@ -18,7 +18,13 @@ from dataclasses import dataclass, fields
 from hbnlab import bounds
 from hbnlab.bounds import MAX_TABLE_ROWS
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
-from hbnlab.models.hbn import HIDDEN_STATE_SEARCHES, INITS, TREE_TERMS_DEFAULT, parse_hidden_states
+from hbnlab.models.hbn import (
+    CHILDREN_SELECTIONS,
+    HIDDEN_STATE_SEARCHES,
+    INITS,
+    TREE_TERMS_DEFAULT,
+    parse_hidden_states,
+)
 from hbnlab.text.newsgroup import NEWSGROUP_PARTS
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
@@ -57,7 +63,11 @@ HIDDEN_STATES_CHOICES = (*range(2, HIDDEN_STATES_MAX + 1), *HIDDEN_STATE_SEARCHE
 TREE_TERMS_MAX = bounds.TREE_TERMS.hi
 #: Fields that serialised forms leave out while they hold these defaults (configs written before
 #: the fields existed keep their form): the EM speed fields, the hidden nodes' states, the tree's terms.
-OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT, "tree_terms": TREE_TERMS_DEFAULT}
+#: ``children_select``: "auto" (each clustering's rule, :data:`hbnlab.models.hbn.CHILDREN_SELECT_DEFAULT`)
+#: or one rule for every tree learner.
+CHILDREN_SELECT_CHOICES = ("auto", *CHILDREN_SELECTIONS)
+OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT, "tree_terms": TREE_TERMS_DEFAULT,
+                     "children_select": "auto"}
 #: Corpus fields that serialised forms leave out while they hold these defaults (newer than the
 #: forms): the upload's newsgroup stripping.
 CORPUS_OPTIONAL_DEFAULTS = {"upload_newsgroup_strip": False}
@@ -176,6 +186,11 @@ class ExperimentConfig:
         The tree learners' tree holds the ``tree_terms`` selected terms with the highest I(F; C);
         the other selected terms are naive-Bayes children of the class.  0: every term in the
         tree (the thesis's model).  With at most ``tree_terms`` terms both are the same.
+    children_select : {"auto", "all", "cv", "cv-max"}
+        Which of those naive-Bayes children the tree learners keep (``children_select`` of
+        :class:`hbnlab.models.hbn.HierarchicalBNClassifier`): "auto", each clustering's rule (the
+        first k chosen by an inner cross-validation for OR and DEP, all of them for AVG); "all";
+        "cv" / "cv-max", that rule for every clustering.
     validation : {"auto", "date", "stratified"}
         The training-0 / validation split of tuning and of Training's validation stage: the thesis's
         date split when every training document is dated ("auto" picks it for Reuters), else a
@@ -223,6 +238,7 @@ class ExperimentConfig:
     hnb_init: str = EM_SPEED_DEFAULTS["hnb_init"]
     hidden_states: int | str = HIDDEN_STATES_DEFAULT
     tree_terms: int = TREE_TERMS_DEFAULT
+    children_select: str = "auto"
     validation: str = "auto"
     cv: int = 0
     random_state: int = 0
@@ -278,6 +294,7 @@ class ExperimentConfig:
             raise ValueError(f"hnb_init='hbn' needs a number of hidden states, got hidden_states="
                              f"{self.hidden_states!r} (start the HNB at random, or fix the number of states)")
         bounded("tree_terms", bounds.TREE_TERMS)
+        choice("children_select", CHILDREN_SELECT_CHOICES)
         bounded("random_state", bounds.SEED)
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
@@ -326,6 +343,8 @@ class ExperimentConfig:
                 params["hidden_states"] = self.hidden_states
             if self.tree_terms != TREE_TERMS_DEFAULT:
                 params["tree_terms"] = self.tree_terms or None
+            if self.children_select != "auto":
+                params["children_select"] = self.children_select
             return params
         return {}
 
@@ -557,7 +576,7 @@ __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_
            "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS", "HNB_INITS",
            "CORPUS_OPTIONAL_DEFAULTS",
            "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "OPTIONAL_DEFAULTS",
-           "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "TREE_TERMS_DEFAULT", "TREE_TERMS_MAX",
+           "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "TREE_TERMS_DEFAULT", "TREE_TERMS_MAX", "CHILDREN_SELECT_CHOICES",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS",
            "STOPWORDS", "STEMMING", "SELECTION_METHODS", "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX",
            "UPLOAD_ENCODINGS"]

@@ -367,3 +367,14 @@ def test_tree_explanation_with_naive_bayes_children_of_the_class(tiny, tiny_data
         assert terms[name] == pytest.approx(value)
     top = [i for i in own.contribution_nodes]
     assert own.prior_log_odds + own.contributions[0, [col[i] for i in top]].sum() == pytest.approx(ex.log_odds)
+
+
+def test_tree_explanation_says_how_many_children_the_cross_validation_kept(tiny, tiny_data):
+    cfg = ExperimentConfig(n_features=4, tree_terms=2, n_restarts=2, children_select="cv-max")
+    est, _, _ = T.fit_config_unit(tiny_data, "A", "HBN-OR", cfg)
+    cv = est.children_cv_
+    assert cv is not None and cv["n_children"] == [0, 2]
+    kept = 0 if est.class_children_ is None else est.class_children_.n_children
+    ex = A.explain_document(est, tiny_data, tiny.test[2], label="A", classifier="HBN-OR")
+    assert f"{kept} of the 2 terms after the tree's were kept as children" in ex.method
+    assert f"0: {100 * cv['breakeven'][0]:.1f}, 2: {100 * cv['breakeven'][1]:.1f}" in ex.method

@@ -176,6 +176,25 @@ def test_config_maps_zero_to_the_thesis_model_and_checks_bounds():
     assert parsed.tree_terms == 0 and not problems
 
 
+def test_config_children_select_reaches_the_tree_learners_only():
+    from hbnlab.models.catalog import make_classifier
+    from hbnlab.pipeline.config import ExperimentConfig
+
+    cfg = ExperimentConfig()
+    assert cfg.children_select == "auto" and "children_select" not in cfg.to_dict()
+    assert "children_select" not in cfg.classifier_params("HBN-OR")  # the clustering's rule
+    assert make_classifier("HBN-OR", 30, cfg.classifier_params("HBN-OR")).get_params()["children_select"] is None
+    for rule in ("all", "cv", "cv-max"):
+        c = cfg.replace(children_select=rule)
+        assert c.classifier_params("HNB-AVG")["children_select"] == rule
+        assert "children_select" not in c.classifier_params("NB")
+        assert ExperimentConfig.from_dict(c.to_dict()).children_select == rule
+    with pytest.raises(ValueError, match="children_select"):
+        cfg.replace(children_select="best")
+    parsed, problems = ExperimentConfig.from_query({"children_select": "cv-max"})
+    assert parsed.children_select == "cv-max" and not problems
+
+
 def test_dependent_terms_match_scipy_g_tests_summed_over_the_classes():
     """G of each pair = the sum over the classes of scipy's log-likelihood-ratio statistic of the 2x2
     table given that class; a term is kept when some partner's G passes chi2(2) at p = 0.001."""

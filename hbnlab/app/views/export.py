@@ -95,8 +95,11 @@ def _tree_settings_line(cfg: dict, classifiers) -> str:
         speed += (f", hidden nodes with {k} states" if isinstance(k, int)
                   else f", each hidden node's number of states chosen by {k}")
     if em["tree_terms"] and int(cfg.get("n_features") or 0) > em["tree_terms"]:  # else the thesis's model
+        kids = {"auto": "; OR and DEP keep the strongest k of them, k cross-validated", "all": "",
+                "cv": "; the strongest k of them kept, k cross-validated",
+                "cv-max": "; the strongest k of them kept, k cross-validated (best)"}[em["children_select"]]
         speed += (f", the tree holding the {em['tree_terms']} strongest terms (the others naive-Bayes children "
-                  f"of the class)")
+                  f"of the class{kids})")
     if em["em_acceleration"] != EM_SPEED_DEFAULTS["em_acceleration"]:
         speed += f", {str(em['em_acceleration']).upper()} acceleration"
     if em["screen_iter"]:
