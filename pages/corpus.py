@@ -1,8 +1,10 @@
 """Corpus: the synthetic generator, Reuters-21578 or an upload; summary and document browser."""
+from pathlib import Path
+
 import streamlit as st
 
 from hbnlab import bounds
-from hbnlab.app import charts, services, state, widgets
+from hbnlab.app import charts, reuters_source, services, state, widgets
 from hbnlab.pipeline.config import SYNTHETIC_MODELS, UPLOAD_ENCODINGS
 
 cfg = widgets.page_frame("Corpus", "Choose the documents to work on. Everything downstream uses this corpus.")
@@ -24,11 +26,28 @@ if source == "synthetic":
     cfg = state.change_corpus(corpus="synthetic", synthetic_seed=int(seed), synthetic_size=int(size),
                               synthetic_model=model)
 elif source == "reuters":
-    reuters_dir = st.text_input("Directory holding reut2-000.sgm ... reut2-021.sgm (empty: $HBNLAB_REUTERS_DIR "
-                                "or the download cache)", value=cfg.reuters_dir, key="reuters_dir")
+    copies = reuters_source.reuters_copies()
+    OTHER = "Another folder on the server ..."
+    # the options are their own labels (a format_func would not survive every rerun of a test client)
+    by_label = {f"{path}  ({label})": str(path) for label, path in copies}
+    current = str(Path(cfg.reuters_dir).expanduser().resolve()) if cfg.reuters_dir.strip() else ""
+    if copies:
+        options = [*by_label, OTHER]
+        at = [i for i, lab in enumerate(options[:-1]) if by_label[lab] == current]
+        picked = st.selectbox("Reuters-21578 on this server", options, index=at[0] if at else 0, key="reuters_copy")
+    else:
+        st.info(reuters_source.no_copy_advice())
+        picked = OTHER
+    reuters_dir = by_label.get(picked, "")
+    if picked == OTHER:
+        reuters_dir = st.text_input("Folder holding reut2-000.sgm ... reut2-021.sgm", key="reuters_dir",
+                                    value="" if current in by_label.values() else cfg.reuters_dir)
     c1, c2 = st.columns(2)
     load = c1.button("Load Reuters-21578", type="primary", key="load_reuters")
     fetch = c2.button("Download into the cache", key="fetch_reuters")
+    if load and picked == OTHER and (problem := reuters_source.typed_folder_problem(reuters_dir)):
+        st.error(problem, icon=":material/folder_off:")
+        load = False
     if load:
         new = cfg.replace(corpus="reuters", reuters_dir=reuters_dir.strip())
         with widgets.progress_task("Parsing Reuters-21578 ...") as report:

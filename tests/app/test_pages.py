@@ -250,6 +250,8 @@ def test_cancel_from_the_job_table_stops_the_job(app):
 def test_wrong_reuters_path_leaves_no_stale_progress_and_keeps_the_buttons(app, tmp_path):
     _start(app)
     app.radio(key="corpus_source").set_value("reuters").run()
+    if app.get("selectbox") and any(b.key == "reuters_copy" for b in app.selectbox):
+        app.selectbox(key="reuters_copy").set_value("Another folder on the server ...").run()
     app.text_input(key="reuters_dir").input(str(tmp_path / "nowhere")).run()
     app.button(key="load_reuters").click().run()
     no_exceptions(app)

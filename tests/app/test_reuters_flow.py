@@ -13,7 +13,9 @@ def test_reuters_hbn_or_row_from_the_browser(app, reuters_path, reuters_corpus):
     app.switch_page("pages/corpus.py").run()
     app.radio(key="corpus_source").set_value("reuters").run()
     no_exceptions(app)
-    app.text_input(key="reuters_dir").input(str(reuters_path))
+    # the server's copy is offered: nothing to type
+    copy = app.selectbox(key="reuters_copy")
+    assert str(reuters_path.resolve()) in copy.options[0] and "HBNLAB_REUTERS_DIR" in copy.options[0], copy.options
     app.button(key="load_reuters").click().run(timeout=120)
     no_exceptions(app)
     assert not app.error, [e.value for e in app.error]
