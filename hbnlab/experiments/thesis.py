@@ -81,6 +81,12 @@ def terms_label(n_features) -> str:
     return _features_label(n_features)
 
 
+def _terms_value(n_features) -> int | None:
+    """A number of terms as a row's ``n_features_per_class`` records it: an int, or ``None``
+    (JSON ``null``) for every term, the value :func:`run_row` reads back."""
+    return int(n_features) if n_features else None
+
+
 def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = None,
             stage: str = "test", random_state: int = 0, n_jobs: int = 1, keep_models: bool = False,
             category_indices=None, paper: bool | None = None) -> dict:
@@ -88,7 +94,9 @@ def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = 
 
     ``n_features``: an int, ``None`` (every term) or a mapping category -> either (terms chosen per
     class, :func:`choose_terms_per_class`); the row then records the mapping under
-    ``"n_features_per_class"`` and ``"n_features"`` reads ``"per class"``.  ``paper`` (default:
+    ``"n_features_per_class"`` (``None``, JSON ``null``, for every term) and ``"n_features"`` reads
+    ``"per class"``.  A row of every term records ``"n_features": "all"``, as :func:`terms_label`
+    prints it and as candidate rows (``"30/all"``) do; a number of terms stays an int.  ``paper`` (default:
     :func:`thesis_values_apply`) adds the thesis's Table 4.10 values to a test row with one number
     of terms.
     """
@@ -106,7 +114,7 @@ def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = 
     per_class = {data.categories[j]: 100 * breakeven_point(Y[:, k], S[:, k]) for k, j in enumerate(js)}
     row = {
         "classifier": name,
-        "n_features": terms_label(n_features) if per_class_terms else int(n_features or 0),
+        "n_features": terms_label(n_features) if per_class_terms or not n_features else int(n_features),
         "params": dict(params or {}),
         "stage": stage,
         "per_class": {k: round(v, 2) for k, v in per_class.items()},
@@ -116,7 +124,7 @@ def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = 
         "fit_seconds_per_class": {data.categories[j]: round(o[1], 3) for j, o in zip(js, out)},
     }
     if per_class_terms:
-        row["n_features_per_class"] = {data.categories[j]: int(n_features[data.categories[j]] or 0) for j in js}
+        row["n_features_per_class"] = {data.categories[j]: _terms_value(n_features[data.categories[j]]) for j in js}
     if paper is None:
         paper = thesis_values_apply(data) and not per_class_terms
     published = pv.table_4_10_row(name.upper(), int(n_features or 0)) if stage == "test" and paper else None
@@ -133,10 +141,11 @@ def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = 
 def per_class_terms_row(result: Mapping, source: str = "the result") -> dict:
     """The first row of a :func:`reproduce_table_4_10` result (or its JSON form) whose terms were
     chosen per class (it records ``"n_features_per_class"``); ``ValueError`` naming ``source``
-    when there is none."""
+    when there is none.  A class of every term reads ``None`` in the returned mapping, also from
+    files that recorded it as ``0``."""
     for row in result.get("rows", []):
         if row.get("n_features_per_class"):
-            return row
+            return {**row, "n_features_per_class": {c: _terms_value(n) for c, n in row["n_features_per_class"].items()}}
     raise ValueError(f"{source}: no row with terms chosen per class")
 
 
