@@ -5,7 +5,9 @@ from the file names.
 ``training``, ``test``, ``testing``, or ending in ``-train`` / ``_test`` ...: ``intent_train.csv``,
 ``20news-bydate-test``); :func:`pair_roles` picks the train and the test file of two names,
 :func:`pair_folder_files` those of a folder holding exactly them;
-:func:`merge_train_test` joins the two tables, read each as a whole, into one corpus.  The
+:func:`merge_train_test` joins the two tables, read each as a whole, into one corpus;
+:func:`row_split` reads a row's split cell and, in a file of a pair, refuses a row whose cell
+names the other split (``test`` inside ``train.csv``), naming the file, line and column.  The
 readers (:func:`hbnlab.corpus.readers.read_table_pair`, a folder or a ZIP holding exactly the
 two tables) read the files and call these.
 """
@@ -17,7 +19,9 @@ from pathlib import Path, PurePosixPath
 from ._common import check_labels_trained, check_unique_ids
 from .base import Corpus, CorpusError, Document
 
-__all__ = ["split_of_name", "pair_roles", "pair_folder_files", "merge_train_test"]
+__all__ = ["split_of_name", "row_split", "pair_roles", "pair_folder_files", "merge_train_test"]
+
+_SPLIT_VALUES = {"train": "train", "test": "test"}
 
 
 def split_of_name(name: str) -> str | None:
@@ -32,6 +36,31 @@ def split_of_name(name: str) -> str | None:
         if low in words or any(low.endswith(sep + w) for w in words for sep in "-_"):
             return split
     return None
+
+
+def row_split(raw: str, column: str, loc: str, source: str, pair_split: str | None = None) -> str:
+    """The split a row's split cell ``raw`` names: ``'train'`` or ``'test'`` (case and surrounding
+    blanks aside); a :class:`CorpusError` naming the line ``loc``, the file ``source`` and the
+    column for any other value.  In a file of a train/test pair (``pair_split``: the split its
+    name gives it) the cell must name that split: a row marked ``test`` in ``train.csv`` is an
+    error, never silently moved.
+
+    >>> row_split(" Test ", "split", "line 2", "t.csv")
+    'test'
+    >>> row_split("test", "split", "line 3", "train.csv", "train")
+    Traceback (most recent call last):
+    ...
+    hbnlab.corpus.base.CorpusError: line 3 of train.csv: column 'split' is 'test', but the file is the train \
+file of a train/test pair, whose split comes from the file names; remove the column or make it say 'train'
+    """
+    split = _SPLIT_VALUES.get(raw.strip().lower())
+    if split is None:
+        raise CorpusError(f"{loc} of {source}: column {column!r} is {raw!r}, expected 'train' or 'test'")
+    if pair_split is not None and split != pair_split:
+        raise CorpusError(f"{loc} of {source}: column {column!r} is {raw!r}, but the file is the {pair_split} "
+                          f"file of a train/test pair, whose split comes from the file names; remove the "
+                          f"column or make it say {pair_split!r}")
+    return split
 
 
 def pair_roles(names: Sequence[str], source: str) -> dict[str, str]:
@@ -64,7 +93,8 @@ def merge_train_test(parts: Mapping[str, Corpus], source: str, name: str) -> Cor
     ids or its id column (``meta['ids']``): every document gets its file's split; ids that are row
     numbers become ``train/1``, ``test/1``; ids must be unique across both files and every label
     needs a training document.  ``meta['split']`` is ``"files"`` (``Corpus.split_source``: "train/test
-    files")."""
+    files").  A split column the files have was checked against their names as they were read
+    (:func:`row_split`)."""
     docs: list[Document] = []
     where: list[str] = []
     for split in ("train", "test"):

@@ -27,11 +27,11 @@ Rules shared by all readers
 * **Splits**: a split in the source is used as given: a split column (``split`` when the table
   has one, or the one ``split_column`` names) with values ``train`` / ``test``; a pair of tables
   named ``train.*`` / ``test.*`` (:func:`read_table_pair`, or a folder or ZIP holding exactly
-  them); ``train/`` and ``test/`` folders.  :attr:`Corpus.split_source
-  <hbnlab.corpus.base.Corpus.split_source>` says which.  Otherwise ``round(n * test_fraction)``
-  documents, drawn by a ``random_state``-seeded permutation, form the test set; a label left
-  without training documents gets its first test document (in permutation order) moved back to
-  training.
+  them; a ``split`` column in them must agree with the file names); ``train/`` and ``test/``
+  folders.  :attr:`Corpus.split_source <hbnlab.corpus.base.Corpus.split_source>` says which.
+  Otherwise ``round(n * test_fraction)`` documents, drawn by a ``random_state``-seeded
+  permutation, form the test set; a label left without training documents gets its first test
+  document (in permutation order) moved back to training.
 * **Size limit**: ``max_bytes`` (default 200 MB) bounds a file, an upload, a folder's total and a
   ZIP's total uncompressed size and a Parquet table's decoded content (its footer checked
   first, then its record batches: :mod:`hbnlab.corpus.parquet`); ``None`` disables it.  Running
@@ -67,7 +67,7 @@ from ._common import (
 from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
 from .encoding import AUTO, BINARY_REASON, EncodingTally, check_encoding
 from .fetch import is_safe_member_name
-from .pairs import merge_train_test, pair_folder_files, pair_roles, split_of_name
+from .pairs import merge_train_test, pair_folder_files, pair_roles, row_split, split_of_name
 from .parquet import parquet_rows
 from .reuters import REUTERS_FILES, _read_reuters_files
 from .zipcount import check_zip_member_count
@@ -83,7 +83,6 @@ TABLE_FORMATS = {
     ".pq": "parquet",
 }
 _LABEL_SEPARATORS = (",", ";", "|")
-_SPLIT_VALUES = {"train": "train", "test": "test"}
 #: The columns of the documented table form ``id,text,labels,split`` that are read when present:
 #: a table with a ``split`` column keeps its own split, one with an ``id`` column its own ids.
 DEFAULT_ID_COLUMN = "id"
@@ -267,7 +266,7 @@ def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, s
                       text_column: str, labels_column: str, label_sep: str | None,
                       id_column: str | None, title_column: str | None, split_column: str | None,
                       test_fraction: float, random_state, name: str | None,
-                      extra_meta: dict | None = None) -> Corpus:
+                      extra_meta: dict | None = None, pair_split: str | None = None) -> Corpus:
     check_random_split_args(test_fraction)
     if label_sep is not None and (not isinstance(label_sep, str) or label_sep == ""):
         raise ValueError(f"label_sep must be a non-empty string or None (auto), got {label_sep!r}")
@@ -316,18 +315,13 @@ def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, s
                 raise CorpusError(f"{loc} of {source}: column {id_column!r} (the id) is empty")
         else:
             doc_id = str(k)
-        split = "train"
-        if split_column is not None:
-            raw = _cell_str(rec[split_column], split_column, loc, source)
-            split = _SPLIT_VALUES.get(raw.strip().lower())
-            if split is None:
-                raise CorpusError(f"{loc} of {source}: column {split_column!r} is {raw!r}, expected 'train' "
-                                  f"or 'test'")
+        split = "train" if split_column is None else row_split(
+            _cell_str(rec[split_column], split_column, loc, source), split_column, loc, source, pair_split)
         docs.append(Document(id=doc_id, text=text, labels=frozenset(labels), split=split, title=title))
         where.append(loc)
 
     check_unique_ids([d.id for d in docs], where, source)
-    if split_column is not None:
+    if split_column is not None and pair_split is None:
         if not any(d.split == "train" for d in docs):
             raise CorpusError(f"{source}: column {split_column!r} marks no document as 'train'")
         check_labels_trained(docs, where, source)
@@ -347,7 +341,8 @@ def _table_from_bytes(data: bytes, source: str, fmt: str, *, text_column: str = 
                       id_column: str | None = None, title_column: str | None = None,
                       split_column: str | None = None, test_fraction: float = 0.25,
                       random_state=0, encoding: str | None = AUTO,
-                      max_bytes: int | None = DEFAULT_MAX_BYTES, name: str | None = None) -> Corpus:
+                      max_bytes: int | None = DEFAULT_MAX_BYTES, name: str | None = None,
+                      pair_split: str | None = None) -> Corpus:
     check_size(len(data), max_bytes, source)
     tally = EncodingTally(encoding)
     try:
@@ -371,7 +366,7 @@ def _table_from_bytes(data: bytes, source: str, fmt: str, *, text_column: str = 
                                  labels_column=labels_column, label_sep=label_sep, id_column=id_column,
                                  title_column=title_column, split_column=split_column,
                                  test_fraction=test_fraction, random_state=random_state, name=name,
-                                 extra_meta=tally.meta())
+                                 extra_meta=tally.meta(), pair_split=pair_split)
     except MemoryError:
         raise CorpusError(f"{source}: ran out of memory parsing the {fmt} table; it is too large for this "
                           f"machine (max_bytes={max_bytes} bounds the file, not the memory its rows take)") from None
@@ -453,13 +448,15 @@ def read_table(path, *, text_column: str = "text", labels_column: str = "labels"
 def _corpus_from_pair(tables: Mapping[str, tuple[bytes, str]], source: str, *, split_column: str | None = None,
                       name: str | None = None, **kw) -> Corpus:
     """One corpus from ``{"train": (bytes, file name), "test": (bytes, file name)}``
-    (:func:`hbnlab.corpus.pairs.merge_train_test`); a split column in the files is not read."""
+    (:func:`hbnlab.corpus.pairs.merge_train_test`); a ``split`` column in a file must name the
+    file's own split on every row (:func:`hbnlab.corpus.pairs.row_split`), unless
+    ``split_column=""`` says to read none."""
     if split_column:
         raise CorpusError(f"{source}: a train/test pair takes its split from the file names; a split column "
                           f"({split_column!r}) does not apply", "split_column", "")
     _reject_kw(kw, _TABLE_KW, "a train/test pair")
-    parts = {s: _table_from_bytes(data, file, _table_format(file), split_column="", **{**kw, "test_fraction": 0.0})
-             for s, (data, file) in tables.items()}
+    parts = {s: _table_from_bytes(data, file, _table_format(file), split_column=split_column, pair_split=s,
+                                  **{**kw, "test_fraction": 0.0}) for s, (data, file) in tables.items()}
     return merge_train_test(parts, source, name or PurePosixPath(source.replace("\\", "/")).name or "corpus")
 
 
