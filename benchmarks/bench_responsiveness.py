@@ -41,13 +41,9 @@ T = "hbnlab.jobs.testing"
 
 def until(predicate, timeout: float, what: str, interval: float = 0.01):
     """``predicate()``'s first true value, polled every ``interval`` s for at most ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}")
+    from hbnlab.jobs.testing import wait_until
+
+    return wait_until(predicate, timeout, interval, what)
 
 
 def count(group: str, n: int, **params):

@@ -366,28 +366,12 @@ def cluster_features_dep(X, y, features, B, alpha, *, observer=None) -> list[lis
        remain;
     4. :func:`improve_clustering` (fig. 3.12).
 
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_documents, n_columns)
-        Binary (a positive entry = present; negative entries raise) document x feature matrix.
-    y : array-like of shape (n_documents,)
-        0/1 class labels.
-    features : sequence of int
-        Distinct column indices of ``X`` to cluster.
-    B : int
-        Maximal number of clusters (>= 1).
-    alpha : float
-        Mutual information importance (>= 0); Table 4.1 of the thesis uses 170 with B = 7.
-    observer : callable, optional
-        Called with one dict per step: ``step="start"`` (``columns`` in initial rank order, their
-        ``info`` and the p-value matrix ``p``), ``step="merge"`` (:func:`greedy_dep`) and
-        ``step="improve"`` (:func:`improve_clustering`); used by :mod:`hbnlab.clustering.trace`.
-
-    Returns
-    -------
-    list of list of int
-        ``min(B, len(features))`` non-empty clusters, each a sorted list of column indices,
-        ordered by the initial rank of their best feature.
+    Parameters ``X``, ``y``, ``features``, ``B`` and the returned clusters are those of
+    :func:`hbnlab.clustering.avg.cluster_features_avg`.  ``alpha`` is the mutual information's
+    importance (>= 0; Table 4.1 of the thesis uses 170 with B = 7).  ``observer`` is called with
+    one dict per step: ``step="start"`` (``columns`` in initial rank order, their ``info`` and the
+    p-value matrix ``p``), ``step="merge"`` (:func:`greedy_dep`) and ``step="improve"``
+    (:func:`improve_clustering`); :mod:`hbnlab.clustering.trace` records them.
 
     References
     ----------

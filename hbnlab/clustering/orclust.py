@@ -109,29 +109,8 @@ def cluster_features_or(X, y, features, B, alpha, *, observer=None) -> list[list
     the data.  The counts of every candidate OR come from co-occurrence matrices:
     |A u B| = |A| + |B| - |A n B| in all documents and among the positives.
 
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_documents, n_columns)
-        Binary (a positive entry = present; negative entries raise) document x feature matrix.
-    y : array-like of shape (n_documents,)
-        0/1 class labels.
-    features : sequence of int
-        Distinct column indices of ``X`` to cluster.
-    B : int
-        Maximal number of clusters (>= 1).
-    alpha : float
-        Cluster size penalty (>= 0); Table 4.1 of the thesis uses 0.09 with B = 9.
-    observer : callable, optional
-        Called with one dict per step: ``step="start"`` (the features in initial rank order as
-        ``columns`` with their ``info``), then ``step="merge"`` before every merge (see
-        :func:`hbnlab.clustering.common.agglomerate_info_loss`); used by
-        :mod:`hbnlab.clustering.trace`.
-
-    Returns
-    -------
-    list of list of int
-        ``min(B, len(features))`` non-empty clusters, each a sorted list of column indices,
-        ordered by the initial rank (decreasing I(F, C), ties by column) of their best feature.
+    Parameters, observer events and the returned clusters are those of
+    :func:`cluster_features_avg`; Table 4.1 of the thesis uses alpha = 0.09 with B = 9.
 
     References
     ----------

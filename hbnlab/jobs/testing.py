@@ -14,6 +14,9 @@
     CPU-bound stand-in for an EM fit (benchmarks): ``reps`` products of ``size`` x ``size``
     matrices drawn from ``random_state``; returns a checksum, the CPU seconds used and the
     process's peak resident memory.
+
+:func:`wait_until` polls a condition with a deadline, for the tests and benchmarks that drive
+these tasks.
 """
 from __future__ import annotations
 
@@ -24,7 +27,19 @@ import time
 
 from hbnlab.jobs.tasks import register_task
 
-__all__ = ["count", "score_shared", "spin"]
+__all__ = ["count", "score_shared", "spin", "wait_until"]
+
+
+def wait_until(predicate, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
+    """``predicate()``'s first true value, polled every ``interval`` s; ``TimeoutError`` naming
+    ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError(f"timed out after {timeout:g} s waiting for {what}")
 
 
 @register_task("count")

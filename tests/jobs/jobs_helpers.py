@@ -5,8 +5,9 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
+
+from hbnlab.jobs.testing import wait_until  # noqa: F401 - the tests import it from here
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,11 +31,3 @@ def start_python(code: str, *args, **kwargs) -> subprocess.Popen:
                             env=child_env(), **kwargs)
 
 
-def wait_until(predicate, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
