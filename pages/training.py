@@ -42,8 +42,9 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
                 label=f"{preset.title}: {', '.join(cfg.classifiers)} on {', '.join(data.categories)}")
         state.remember(state.LAST_TRAIN_JOB, job_id)
         where = widgets.md_escape(services.config_corpus_label(cfg))
-        state.remember(state.TRAIN_NOTE, already or f"Submitted job #{job_id} ({preset.title}) on {where}. The form "
-                                                    "below now holds its settings; Train runs what the form shows.")
+        state.remember(state.TRAIN_NOTE, (already or f"Submitted job #{job_id} ({preset.title}) on {where}. The form "
+                                                     "below now holds its settings; Train runs what the form shows.",
+                                          job_id))
         st.rerun()
 
 with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
@@ -159,7 +160,7 @@ if submitted:
                                                  stage=stage)
         state.remember(state.LAST_TRAIN_JOB, job_id)
         note = already or f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es)."
-widgets.submission_note(state.TRAIN_NOTE, note)
+widgets.submission_note(state.TRAIN_NOTE, note, job_id if note else None)
 
 st.subheader("Jobs")
 widgets.job_table(key="train_jobs")

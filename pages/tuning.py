@@ -50,7 +50,7 @@ if submitted:
             hidden_states_values=None if k_grid == [cfg.hidden_states] else k_grid)
         n_cells = len(B_values) * len(alphas) * len(nf_values) * len(k_grid)
         note = already or f"Submitted tuning job #{job_id}: {n_cells} cells x {len(classes)} classes."
-widgets.submission_note(state.TUNE_NOTE, note)
+widgets.submission_note(state.TUNE_NOTE, note, job_id if note else None)
 
 st.subheader("Jobs")
 widgets.job_table(kind="tune", key="tune_jobs")

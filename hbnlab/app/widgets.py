@@ -119,27 +119,53 @@ def _sidebar_body(cfg: ExperimentConfig) -> None:
                + states)
 
 
-def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1) -> int:
-    """Previous / Next buttons around a slider over steps ``first .. first + n_steps - 1``, all
-    sharing ``st.session_state[key]``; returns the current step as a 0-based index.  A stored
-    step beyond a new, shorter sequence is clamped to its last step."""
+def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1, arrow_keys: bool = False) -> int:
+    """Previous / Next buttons around a slider over steps ``first .. first + n_steps - 1``; the
+    current step is ``st.session_state[key]`` and is returned as a 0-based index.  A stored step
+    beyond a new, shorter sequence is clamped to its last step.
+
+    Every control is drawn for one step and carries it: its widget key ends in that step and its
+    callback goes to a step fixed when it was drawn (Next of step k: k + 1; the slider: the value
+    it was moved to).  A click that reaches the server after the page has moved on (quick clicks
+    while a rerun is under way) belongs to a control of the step the user saw: it repeats that
+    move, or is ignored once that control is gone, and never moves a second time; a stale value of
+    the slider drawn for step k leaves the step alone.
+
+    ``arrow_keys`` (presentation mode): the Left and Right arrow keys press Previous and Next, and a
+    progress bar takes the slider's place (a focused slider would take the arrows for itself).
+    """
     lo, hi = int(first), int(first) + max(int(n_steps), 1) - 1
     current = min(max(int(st.session_state.get(key, lo)), lo), hi)
     st.session_state[key] = current
 
-    def shift(delta: int):
-        st.session_state[key] = min(max(int(st.session_state.get(key, lo)) + delta, lo), hi)
+    def go(target: int) -> None:
+        st.session_state[key] = min(max(int(target), lo), hi)
+
+    def slid(widget_key: str) -> None:
+        go(st.session_state[widget_key])
 
     c1, c2, c3 = st.columns([1.4, 7, 1.4], vertical_alignment="bottom")
-    c1.button("Previous", key=f"{key}_prev", on_click=shift, args=(-1,), disabled=current <= lo,
-              icon=":material/chevron_left:", width="stretch")
-    if hi > lo:
-        c2.slider(f"{label} ({lo} to {hi})", min_value=lo, max_value=hi, key=key)
-    else:
+    c1.button("Previous", key=step_control_key(key, "prev", current), on_click=go, args=(current - 1,),
+              disabled=current <= lo, icon=":material/chevron_left:", width="stretch",
+              shortcut="Left" if arrow_keys else None)
+    if hi == lo:
         c2.caption(f"{label} {lo} (the only one)")
-    c3.button("Next", key=f"{key}_next", on_click=shift, args=(1,), disabled=current >= hi,
-              icon=":material/chevron_right:", width="stretch")
-    return int(st.session_state[key]) - lo
+    elif arrow_keys:
+        c2.progress((current - lo) / (hi - lo), text=f"{label} {current} of {hi} · arrow keys ← →")
+    else:
+        slider_key = step_control_key(key, "at", current)
+        c2.slider(f"{label} ({lo} to {hi})", min_value=lo, max_value=hi, value=current, key=slider_key,
+                  on_change=slid, args=(slider_key,))
+    c3.button("Next", key=step_control_key(key, "next", current), on_click=go, args=(current + 1,),
+              disabled=current >= hi, icon=":material/chevron_right:", width="stretch",
+              shortcut="Right" if arrow_keys else None)
+    return current - lo
+
+
+def step_control_key(key: str, control: str, step: int) -> str:
+    """The widget key :func:`step_controls` gives its ``control`` ("prev", "next" or "at", the
+    slider) when drawn for ``step``."""
+    return f"{key}_{control}_{int(step)}"
 
 
 def synthetic_notice(synthetic: bool) -> None:
@@ -423,16 +449,32 @@ def live_em_traces(*, key: str = "live_em") -> None:
     _plot()
 
 
-def submission_note(key: str, message: str | None = None) -> None:
+def submission_note(key: str, message: str | None = None, job_id: int | None = None) -> None:
     """Show the page's last job submission (``message``, Markdown, replaces it) until the next
     one.  A confirmation written only in the run that submitted the job would vanish at the
     next rerun, and the job table reruns the page as soon as a job finishes: a quick job would
-    take its own confirmation with it."""
+    take its own confirmation with it.  With ``job_id`` the note follows the job: "Submitted ..."
+    while it is queued or running, then what became of it (a note that says "Submitted" about a
+    job that ended long ago misleads)."""
     if message is not None:
-        state.remember(key, message)
-    note = state.recall(key)
-    if note:
-        st.success(note)
+        state.remember(key, (message, job_id))
+    saved = state.recall(key)
+    if not saved:
+        return
+    text, jid = saved if isinstance(saved, tuple) else (saved, None)
+    rec = None
+    if jid is not None:
+        try:
+            rec = services.get_job(jid)
+        except Exception:  # noqa: BLE001 - a deleted registry: the note says what it knew
+            rec = None
+    if rec is None or rec.state in ("queued", "running"):
+        st.success(text)
+    elif rec.state == "done":
+        st.success(f"Job #{jid} finished: its results are below.", icon=":material/check_circle:")
+    else:
+        st.warning(f"Job #{jid} ended {rec.state}" + (f": {md_escape(str(rec.error))[:300]}" if rec.error else "."),
+                   icon=":material/error:")
 
 
 def points_styler(df, *, signed=(), points=(), p=(), whole=()):

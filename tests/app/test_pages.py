@@ -141,8 +141,9 @@ def test_main_flow_through_the_widgets(app):
     app.run()
     no_exceptions(app)
     assert not app.error, _texts(app, "error")
-    # the confirmation outlives the rerun that follows the job's end
-    assert any("Submitted training job #1" in s for s in _texts(app, "success"))
+    # the confirmation outlives the rerun that follows the job's end, and says it ended
+    assert any("Job #1 finished: its results are below." in s for s in _texts(app, "success"))
+    assert not any("Submitted training job" in s for s in _texts(app, "success"))
     assert frame_with(app, "classifier", "EM iterations")["classifier"].tolist() == ["HBN-OR", "NB", "HBN-OR", "NB"]
     assert app.get("plotly_chart"), "EM trace plot"
     # evaluation
@@ -319,6 +320,9 @@ def test_tuning_over_hidden_states_draws_a_grid_per_number_and_trains_with_the_c
     assert rec.spec.params["hidden_states_values"] == [2, 3]     # the grid runs in the offered order
     app.run()
     no_exceptions(app)
+    # no stale "Submitted" note once the job has ended
+    assert not any("Submitted tuning job" in s for s in _texts(app, "success"))
+    assert any(f"Job #{rec.id} finished" in s for s in _texts(app, "success"))
     cells = rec.result["cells"]
     assert sorted((c["hidden_states"], c["alpha"]) for c in cells) == [(2, 0.0), (2, 0.05), (3, 0.0), (3, 0.05)]
     heat = [c for c in app.get("plotly_chart") if "heatmap" in c.proto.spec]
