@@ -61,7 +61,7 @@ def test_own_corpus_from_zip_upload_to_export(server, tmp_path):
         assert "stratified" in page.locator("body").inner_text()
         page.get_by_role("textbox", name="alpha values (comma separated)").fill("0, 0.1")
         page.get_by_role("button", name="Run the grid").click()
-        page.get_by_text("Submitted tuning job #1").wait_for()
+        page.get_by_text(re.compile(r"Submitted tuning job #1|Job #1 finished")).wait_for()
         tune = wait_job(home, 1)
         assert tune.state == "done", tune.error
         page.reload()

@@ -176,7 +176,7 @@ def train_from_form(page, restarts: int, job_id: int):
     field.fill(str(restarts))
     field.press("Tab")
     page.get_by_role("button", name="Train", exact=True).click()
-    page.get_by_text(f"Submitted training job #{job_id}").wait_for()
+    page.get_by_text(re.compile(rf"Submitted training job #{job_id}|Job #{job_id} finished")).wait_for()
 
 
 def _tree_svg(page) -> str:

@@ -11,6 +11,7 @@ Screenshots: test-output/e2e/round2-*.png."""
 from __future__ import annotations
 
 import os
+import re
 import time
 
 import pytest
@@ -30,7 +31,7 @@ def _wait_for_submission(page, home, text, job_id, timeout=120_000):
     from hbnlab.jobs.registry import RunRegistry
 
     try:
-        page.get_by_text(text).wait_for(timeout=timeout)
+        page.get_by_text(re.compile(f"{re.escape(text)}|Job #{job_id} finished")).wait_for(timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - playwright's TimeoutError, reported below
         _shot(page, "round2-failure")
         alerts = page.locator('[data-testid="stAlert"]').all_inner_texts()
@@ -91,7 +92,7 @@ def test_two_corpora_demo_preset_compare_and_page_times(server):
         _idle(page)
         t0 = time.monotonic()
         page.get_by_role("button", name="Quick demo").click()
-        page.get_by_text("Submitted job #2 (Quick demo)").wait_for(timeout=300_000)
+        page.get_by_text(re.compile(r"Submitted job #2 \(Quick demo\)|Job #2 finished")).wait_for(timeout=300_000)
         rec = wait_job(home, 2, timeout=600)
         demo_seconds = time.monotonic() - t0
         assert rec.state == "done", rec.error
