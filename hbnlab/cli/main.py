@@ -55,6 +55,35 @@ def _validation_lines(corpus, args) -> tuple[dict, list[str]]:
     return {"info": info, "counts": counts, "untunable": bad}, [head]
 
 
+#: Columns the category names of ``corpus-info`` may take; a longer name is cut, ending with "…".
+MAX_NAME_COLUMNS = 60
+
+
+def _print_category_table(per_category: dict, split: dict, cv: bool) -> None:
+    """One row per category: its documents per split, the tuning split's positives and whether it
+    can be tuned.  Every column is as wide as its widest cell, measured in terminal columns (wide
+    and combining characters counted as drawn), the names' column at most
+    :data:`MAX_NAME_COLUMNS`; a name cut to fit is followed by a note."""
+    from hbnlab.cli.columns import cell, display_width, visible
+
+    rows = []
+    for cat, c in per_category.items():
+        f = split["counts"][cat]
+        sides = [",".join(map(str, f["eval"]))] if cv else [str(f["fit"][0]), str(f["eval"][0])]
+        why = split["untunable"].get(cat)
+        rows.append([cat, str(c["train"]), str(c["test"]), *sides, f"no: {why}" if why else "yes"])
+    head = ["category", "train", "test", *(["positives per fold"] if cv else ["train-0", "valid"]), "tunable"]
+    widths = [max(display_width(visible(r[k])) for r in [head, *rows]) for k in range(len(head) - 1)]
+    widths[0] = min(widths[0], MAX_NAME_COLUMNS)
+    for r in [head, *rows]:
+        cells = [cell(r[0], widths[0])] + [cell(v, w, right=True) for v, w in zip(r[1:-1], widths[1:])]
+        print("  ".join(cells) + "  " + r[-1])
+    cut = [cat for cat in per_category if display_width(visible(cat)) > MAX_NAME_COLUMNS]
+    if cut:
+        print(f"({len(cut)} category name(s) longer than {MAX_NAME_COLUMNS} columns cut, ending with '…'; "
+              f"--json prints them whole)")
+
+
 def cmd_corpus_info(args) -> int:
     from hbnlab.corpus.encoding import encoding_summary
     from hbnlab.text.newsgroup import strip_summary
@@ -77,13 +106,7 @@ def cmd_corpus_info(args) -> int:
     if stripped:
         print(stripped)
     print(head[0])
-    extra = f"{'positives per fold':>22}" if cv else f"{'train-0':>9}{'valid':>7}"
-    print(f"{'category':<20}{'train':>8}{'test':>8}{extra}  tunable")
-    for cat, c in s["per_category"].items():
-        f = split["counts"][cat]
-        sides = f"{','.join(map(str, f['eval'])):>22}" if cv else f"{f['fit'][0]:>9}{f['eval'][0]:>7}"
-        why = split["untunable"].get(cat)
-        print(f"{cat:<20}{c['train']:>8}{c['test']:>8}{sides}  {'no: ' + why if why else 'yes'}")
+    _print_category_table(s["per_category"], split, cv)
     for line in encoding_summary(corpus.meta):
         print(line)
     return 0
