@@ -18,7 +18,7 @@ Parquet file's cost, so :func:`parquet_rows` bounds the decoded content itself:
 
 What stays unbounded here is one page: pyarrow inflates a page to the size its header declares
 (at most 2 GiB) before we see it.  The workbench therefore checks uploads in a child process with
-a memory limit (:mod:`hbnlab.corpus.sandbox`).
+a memory limit (:mod:`hbnlab.corpus.isolated`).
 """
 from __future__ import annotations
 
