@@ -19,17 +19,90 @@ from scipy.stats import binomtest
 
 from hbnlab.evaluation.measures import check_score_matrices, per_class_breakeven
 
-__all__ = ["paired_bootstrap", "mcnemar", "bootstrap_micro"]
+__all__ = ["paired_bootstrap", "mcnemar", "bootstrap_micro", "resampled_breakevens"]
 
 
 def _summaries(Y: np.ndarray, S: np.ndarray) -> np.ndarray:
     """Per-class breakeven, then micro (weighted by positives) and macro; NaN where undefined."""
-    b = per_class_breakeven(Y, S)
-    n_pos = Y.sum(axis=0).astype(np.float64)
+    return _summarise(per_class_breakeven(Y, S), Y.sum(axis=0).astype(np.float64))
+
+
+def _summarise(b: np.ndarray, n_pos: np.ndarray) -> np.ndarray:
     ok = ~np.isnan(b)
     micro = float(np.sum(b[ok] * n_pos[ok]) / n_pos[ok].sum()) if ok.any() else np.nan
     macro = float(np.mean(b[ok])) if ok.any() else np.nan
     return np.concatenate([b, [micro, macro]])
+
+
+#: Resamples whose multiplicities are held in memory at once (rows of an n_documents-wide matrix).
+RESAMPLE_CHUNK = 64
+
+
+def _resample_counts(rng, n: int, n_boot: int):
+    """Chunks of multiplicities (rows: resamples, columns: documents) of ``n_boot`` draws of ``n``
+    documents with replacement, drawn exactly as ``rng.integers(0, n, size=n)`` one resample after
+    the other."""
+    for start in range(0, n_boot, RESAMPLE_CHUNK):
+        rows = min(RESAMPLE_CHUNK, n_boot - start)
+        W = np.empty((rows, n), dtype=np.int64)
+        for r in range(rows):
+            W[r] = np.bincount(rng.integers(0, n, size=n), minlength=n)
+        yield W
+
+
+def resampled_breakevens(Y, S, W) -> tuple[np.ndarray, np.ndarray]:
+    """Per-class breakeven of every resample at once: ``(B, n_pos)``, both (n_resamples, n_categories).
+
+    ``W`` (n_resamples, n_documents) holds how often each document is drawn.  A resample repeats
+    document i W[r, i] times; copies share its score, so the tie blocks of a resample are those of
+    the full set (a block drawn 0 times adds no cut), and the breakeven of
+    :func:`hbnlab.evaluation.measures.breakeven_point` (TP linear in k across the block holding
+    k = n_pos) follows from the weighted counts at the blocks' ends: one sort per class for every
+    resample, instead of one per class and resample.  The arithmetic is that of
+    :func:`~hbnlab.evaluation.measures.breakeven_columns`, so the values are the same to the bit.
+    """
+    Y, S = check_score_matrices(Y, S)
+    W = np.asarray(W, dtype=np.int64)
+    n, m = Y.shape
+    R = W.shape[0]
+    B = np.full((R, m), np.nan)
+    n_pos = np.zeros((R, m))
+    rows = np.arange(R)
+    for j in range(m if n else 0):
+        order = np.argsort(-S[:, j], kind="stable")
+        s_sorted = S[order, j]
+        y_sorted = Y[order, j]
+        ends = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])  # last position of each block
+        pos_i = W @ Y[:, j]
+        # the cut at n_pos lies near the top when positives are few: cumulate a prefix of the ranking
+        # (ending at a block's end) that every resample's count reaches, doubling it until it does
+        L = n
+        if pos_i.size:
+            L = min(n, 2 * int(pos_i.max()) + 64)
+        while True:
+            L = int(ends[np.searchsorted(ends, L - 1)]) + 1
+            Wj = W[:, order[:L]]
+            K = np.cumsum(Wj, axis=1)
+            if L == n or bool(np.all(K[:, -1] >= pos_i)):
+                break
+            L = min(n, 2 * L)
+        e = ends[ends < L]
+        K = K[:, e]
+        TP = np.cumsum(Wj * y_sorted[:L], axis=1)[:, e]
+        pos = pos_i.astype(np.float64)
+        n_pos[:, j] = pos
+        has = pos > 0
+        ib = np.argmax(K >= pos_i[:, None], axis=1)  # the first cut at or past n_pos
+        kb, tb = K[rows, ib].astype(np.float64), TP[rows, ib].astype(np.float64)
+        prev = np.maximum(ib - 1, 0)
+        ka = np.where(ib > 0, K[rows, prev], 0).astype(np.float64)
+        ta = np.where(ib > 0, TP[rows, prev], 0).astype(np.float64)
+        exact = kb == pos  # a cut at n_pos: breakeven_columns reads TP there (its step is 0)
+        ka, ta = np.where(exact, kb, ka), np.where(exact, tb, ta)
+        step = np.where(kb > ka, (tb - ta) / np.where(kb > ka, kb - ka, 1.0), 0.0)
+        tp_at = ta + (pos - ka) * step
+        B[has, j] = tp_at[has] / pos[has]
+    return B, n_pos
 
 
 def paired_bootstrap(Y, S_a, S_b, *, categories=None, n_boot: int = 1000, confidence: float = 0.95,
@@ -72,10 +145,13 @@ def paired_bootstrap(Y, S_a, S_b, *, categories=None, n_boot: int = 1000, confid
     rng = np.random.default_rng(random_state)
     a0, b0 = _summaries(Y, S_a), _summaries(Y, S_b)
     diffs = np.empty((n_boot, m + 2))
-    for r in range(n_boot):
-        idx = rng.integers(0, n, size=n)
-        Yr = Y[idx]
-        diffs[r] = _summaries(Yr, S_b[idx]) - _summaries(Yr, S_a[idx])
+    r = 0
+    for W in _resample_counts(rng, n, n_boot):
+        Ba, pos = resampled_breakevens(Y, S_a, W)
+        Bb, _ = resampled_breakevens(Y, S_b, W)
+        for i in range(W.shape[0]):
+            diffs[r] = _summarise(Bb[i], pos[i]) - _summarise(Ba[i], pos[i])
+            r += 1
     observed = b0 - a0
     tail = (1 - confidence) / 2
     rows = []
@@ -104,13 +180,14 @@ def bootstrap_micro(Y, systems, *, n_boot: int = 200, random_state=0) -> np.ndar
     Y, _ = check_score_matrices(Y, systems[0])
     mats = [check_score_matrices(Y, S)[1] for S in systems]
     rng = np.random.default_rng(random_state)
-    n = Y.shape[0]
+    n, m = Y.shape
     out = np.empty((int(n_boot), len(mats)))
-    m = Y.shape[1]
-    for r in range(int(n_boot)):
-        idx = rng.integers(0, n, size=n)
-        Yr = Y[idx]
-        out[r] = [100 * _summaries(Yr, S[idx])[m] for S in mats]
+    r = 0
+    for W in _resample_counts(rng, n, int(n_boot)):
+        per = [resampled_breakevens(Y, S, W) for S in mats]
+        for i in range(W.shape[0]):
+            out[r] = [100 * _summarise(B[i], pos[i])[m] for B, pos in per]
+            r += 1
     return out
 
 

@@ -75,3 +75,55 @@ def test_bootstrap_micro_shares_resamples_and_matches_paired_bootstrap():
     t = paired_bootstrap(Y, S, S2, n_boot=40, random_state=3)
     d = boot[:, 1] - boot[:, 0]
     assert t.loc["micro", "low"] == pytest.approx(np.quantile(d, 0.025))
+
+
+def _resampled_by_hand(Y, S, W):
+    """Each resample written out (document i repeated W[r, i] times) and scored by the one-class
+    breakeven of the measures module."""
+    from hbnlab.evaluation.measures import per_class_breakeven
+
+    out = []
+    for w in W:
+        idx = np.repeat(np.arange(len(w)), w)
+        out.append(per_class_breakeven(Y[idx], S[idx]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_resampled_breakevens_equal_each_resample_written_out(seed):
+    """Ties (a few score levels), blocks drawn 0 times, classes without positives in a resample and
+    positives at every rate: the same numbers to the bit as breakeven on the repeated documents."""
+    from hbnlab.evaluation.compare import resampled_breakevens
+
+    rng = np.random.RandomState(seed)
+    n, m = rng.randint(3, 200), rng.randint(1, 4)
+    Y = (rng.rand(n, m) < [0.02, 0.3, 0.8][:m]).astype(int)
+    S = rng.randint(0, rng.randint(1, 9), (n, m)) / 7.0 if seed % 2 else rng.randn(n, m)
+    W = np.stack([np.bincount(rng.randint(0, n, n), minlength=n) for _ in range(40)])
+    W[0] = 0
+    W[0, :2] = 1  # a tiny resample: most blocks drawn 0 times
+    B, n_pos = resampled_breakevens(Y, S, W)
+    np.testing.assert_array_equal(B, _resampled_by_hand(Y, S, W))
+    np.testing.assert_array_equal(n_pos, W @ Y)
+
+
+def test_the_bootstrap_draws_the_documents_of_the_documented_resamples():
+    """paired_bootstrap's resample r is rng.integers(0, n, size=n) of default_rng(random_state), one
+    after the other: recomputed here by hand for the micro row."""
+    from hbnlab.evaluation.measures import per_class_breakeven
+
+    rng = np.random.RandomState(3)
+    Y = (rng.rand(150, 3) < 0.2).astype(int)
+    Sa, Sb = rng.randn(150, 3), rng.randint(0, 4, (150, 3)).astype(float)
+    t = paired_bootstrap(Y, Sa, Sb, n_boot=200, random_state=5)
+    draw = np.random.default_rng(5)
+    diffs = []
+    for _ in range(200):
+        idx = draw.integers(0, 150, size=150)
+        pos = Y[idx].sum(0)
+        ba, bb = per_class_breakeven(Y[idx], Sa[idx]), per_class_breakeven(Y[idx], Sb[idx])
+        ok = ~np.isnan(ba)
+        diffs.append(np.sum(bb[ok] * pos[ok]) / pos[ok].sum() - np.sum(ba[ok] * pos[ok]) / pos[ok].sum())
+    low, high = np.quantile(diffs, [0.025, 0.975])
+    # the same resamples; only the order of the last multiplications differs from the function's
+    assert (t.loc["micro", "low"], t.loc["micro", "high"]) == pytest.approx((100 * low, 100 * high), rel=1e-13)
