@@ -355,7 +355,7 @@ def document(cfg: ExperimentConfig, doc_id: str):
 _DATA_FIELDS = ("corpus", "synthetic_seed", "synthetic_size", "synthetic_model", "reuters_dir", "upload_path",
                 "upload_text_column",
                 "upload_labels_column", "upload_split_column", "upload_id_column", "upload_title_column",
-                "upload_encoding",
+                "upload_encoding", "upload_newsgroup_strip",
                 "stopwords", "stemming", "min_df", "selection", "categories", "n_categories", "validation", "cv",
                 "random_state")
 
