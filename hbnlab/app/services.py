@@ -491,7 +491,7 @@ def _train_outputs(job_id: int, digest: str) -> views.TrainOutputs:
     res = get_job(job_id).result
     cfg = ExperimentConfig.from_dict(res["config"])
     S, doc_ids, columns = _scores(digest)
-    return views.TrainOutputs.build(job_id, res, S, doc_ids, columns, experiment(cfg))
+    return views.TrainOutputs.build(job_id, res, S, doc_ids, columns, experiment(cfg), config=cfg)
 
 
 def train_outputs(job_id: int) -> views.TrainOutputs:
@@ -605,7 +605,7 @@ def explain(job_id: int, unit_key: str, doc_id: str) -> views.Explanation:
     out = train_outputs(job_id)
     unit = out.unit(unit_key)
     est, meta = unit_model(unit["model"])
-    cfg = ExperimentConfig.from_dict(out.result["config"])
+    cfg = out.job_config()
     data = experiment(cfg)
     doc = document(cfg, doc_id)
     return views.explain_document(est, data, doc, label=unit["class"], classifier=unit["classifier"])
@@ -759,8 +759,7 @@ def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFram
     df = out.ranked_documents(label, classifier, limit=len(out.doc_ids))
     q = (query or "").strip()
     if q:
-        cfg = ExperimentConfig.from_dict(out.result["config"])
-        hits = search_documents(cfg, q, split="all", limit=10**9)
+        hits = search_documents(out.job_config(), q, split="all", limit=10**9)
         df = df[df["doc_id"].isin(set(hits["id"]))]
     return df.reset_index(drop=True)
 

@@ -38,7 +38,10 @@ def corpus_description(out) -> str:
     words, with the start of its fingerprint: ``"synthetic (seed 7, 600 documents),
     fingerprint 9b1e2c3d"``."""
     config = out.result.get("config") or {}
-    label = config_corpus_label(ExperimentConfig.from_dict(config)) if "corpus" in config else out.corpus_name
+    parsed = getattr(out, "config", None)
+    if parsed is None and "corpus" in config:
+        parsed = ExperimentConfig.from_dict(config)
+    label = config_corpus_label(parsed) if parsed is not None and "corpus" in config else out.corpus_name
     fingerprint = out.result.get("fingerprint")
     return f"{label or 'unnamed corpus'}, fingerprint {fingerprint[:8]}" if fingerprint else label or "unnamed corpus"
 

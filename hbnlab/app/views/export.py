@@ -69,7 +69,7 @@ def experiment_result(out: TrainOutputs, traces: dict | None = None, trees: dict
             paper[c] = {**row, "source": "Karčiauskas (2002), Table 4.10"}
     corpus = {"name": out.corpus_name, "synthetic": out.synthetic, "fingerprint": out.result.get("fingerprint", "")}
     try:
-        settings = ExperimentConfig.from_dict(cfg).relevant_dict(out.classifiers)
+        settings = (out.config or ExperimentConfig.from_dict(cfg)).relevant_dict(out.classifiers)
     except (TypeError, ValueError):
         settings = cfg           # a config written by another version: shown as stored
     return ExperimentResult(categories=out.classes, classifiers=out.classifiers, labels=out.Y,

@@ -15,6 +15,7 @@ import pandas as pd
 
 from hbnlab.experiments import paper_values as pv
 from hbnlab.export.report import breakeven_by_classifier
+from hbnlab.pipeline.config import ExperimentConfig
 
 
 def _f1(p, r):
@@ -44,9 +45,11 @@ class TrainOutputs:
     synthetic: bool
     n_features: int
     units: list = field(default_factory=list)
+    #: The job's config, parsed once (None for a config another version wrote: shown as stored).
+    config: ExperimentConfig | None = None
 
     @classmethod
-    def build(cls, job_id, result, S, doc_ids, columns, data) -> TrainOutputs:
+    def build(cls, job_id, result, S, doc_ids, columns, data, config: ExperimentConfig | None = None) -> TrainOutputs:
         stage = result.get("stage", "test")
         Y_eval, eval_docs = data.evaluation(stage)
         ids = [d.id for d in eval_docs]
@@ -58,9 +61,15 @@ class TrainOutputs:
         return cls(job_id, result, np.asarray(S, float), list(doc_ids), list(columns), classes,
                    list(result["classifiers"]), Y.astype(bool), stage, result.get("corpus", ""),
                    bool(result.get("synthetic")), int(result["config"].get("n_features", 30)),
-                   list(result.get("units", [])))
+                   list(result.get("units", [])), config if config is not None else parse_config(result))
 
     # ---------------------------------------------------------------- lookups
+    def job_config(self) -> ExperimentConfig:
+        """The job's config (ValueError when its stored form cannot be read by this version)."""
+        if self.config is None:
+            raise ValueError(f"job {self.job_id}: its stored config cannot be read by this version")
+        return self.config
+
     def unit(self, key: str) -> dict:
         for u in self.units:
             if f"{u['class']}|{u['classifier']}" == key:
@@ -173,3 +182,12 @@ class TrainOutputs:
         order = np.argsort(-s, kind="stable")[:limit]
         return pd.DataFrame({"doc_id": [self.doc_ids[i] for i in order], "score": s[order],
                              "true": self.y_of(label)[order].astype(bool)})
+
+
+def parse_config(result: dict) -> ExperimentConfig | None:
+    """``result["config"]`` as an :class:`~hbnlab.pipeline.config.ExperimentConfig`, None when
+    absent or written by another version."""
+    try:
+        return ExperimentConfig.from_dict(result["config"])
+    except (KeyError, TypeError, ValueError):
+        return None
