@@ -2,7 +2,7 @@
 import streamlit as st
 
 from hbnlab.app import charts, services, state, widgets
-from hbnlab.pipeline.config import HIDDEN_STATES_CHOICES, STRUCTURE_ALGORITHMS, clustering_of
+from hbnlab.pipeline.config import HIDDEN_STATES_CHOICES, STRUCTURE_ALGORITHMS, clustering_of, costly_tuning_cells
 
 cfg = widgets.page_frame("Tuning", "The thesis tunes B and alpha by validation micro breakeven: fit on "
                          "training-0, measure on the validation split (sec. 4.2.1).")
@@ -38,19 +38,55 @@ with st.form("tune_form"):
                + " (Training page: Terms in the tree, Naive-Bayes children). B and alpha shape the tree only.")
     submitted = st.form_submit_button("Run the grid", type="primary", icon=":material/grid_on:")
 note = None
+job_id = None
+PENDING = "hbnlab.tune_pending"  # a grid with costly cells, waiting for the user's go-ahead
+
+
+def _submit(grid: dict):
+    job, already = widgets.submit_job(services.submit_tune, cfg, grid["algorithm"], grid["B"], grid["alphas"],
+                                      grid["nf"], grid["classes"], hidden_states_values=grid["k"])
+    cells = len(grid["B"]) * len(grid["alphas"]) * len(grid["nf"]) * len(grid["k"] or [cfg.hidden_states])
+    return job, already or f"Submitted tuning job #{job}: {cells} cells x {len(grid['classes'])} classes."
+
+
 if submitted:
+    state.remember(PENDING, None)
     with widgets.readable_errors(stop=False):
         alphas = services.parse_alpha_values(alpha_text, clustering_of(algorithm))
         if not B_values or not nf_values or not k_values or not classes:
             raise ValueError("choose at least one B value, one number of terms, one number of hidden states and "
                              "one class")
         k_grid = [k for k in HIDDEN_STATES_CHOICES if k in k_values]
-        job_id, already = widgets.submit_job(
-            services.submit_tune, cfg, algorithm, sorted(B_values), alphas, sorted(nf_values), classes,
-            hidden_states_values=None if k_grid == [cfg.hidden_states] else k_grid)
-        n_cells = len(B_values) * len(alphas) * len(nf_values) * len(k_grid)
-        note = already or f"Submitted tuning job #{job_id}: {n_cells} cells x {len(classes)} classes."
-widgets.submission_note(state.TUNE_NOTE, note, job_id if note else None)
+        grid = {"algorithm": algorithm, "B": sorted(B_values), "alphas": alphas, "nf": sorted(nf_values),
+                "classes": list(classes), "k": None if k_grid == [cfg.hidden_states] else k_grid}
+        if costly_tuning_cells(algorithm, grid["B"], k_grid):
+            state.remember(PENDING, grid)
+        else:
+            job_id, note = _submit(grid)
+GO = "hbnlab.tune_go"  # the pending grid, confirmed by its button (a callback: the rerun starts it)
+
+
+def _confirm():
+    state.remember(GO, state.recall(PENDING))
+    state.remember(PENDING, None)
+
+
+if state.recall(GO):
+    confirmed = state.recall(GO)
+    state.remember(GO, None)
+    with widgets.readable_errors(stop=False):
+        job_id, note = _submit(confirmed)
+pending = state.recall(PENDING)
+if pending:
+    costly = costly_tuning_cells(pending["algorithm"], pending["B"], pending["k"] or [cfg.hidden_states])
+    named = "; ".join(f"B = {B} with {k} hidden states: tables of {rows:,} rows, about {times:g}x the grid's "
+                      "median cell" for B, k, rows, times in costly)
+    st.warning(f"Some cells of this grid cost far more than the others (EM goes through every row of a node's "
+               f"table for every distinct document, and an HBN table has k ** B rows): {named}. Each may take "
+               f"minutes where the others take seconds. Run the grid anyway, or drop those B values or hidden "
+               f"states and press Run the grid again.", icon=":material/hourglass_top:")
+    st.button("Run the grid anyway", key="u_run_costly", on_click=_confirm)
+widgets.submission_note(state.TUNE_NOTE, note, job_id)
 
 st.subheader("Jobs")
 widgets.job_table(kind="tune", key="tune_jobs")

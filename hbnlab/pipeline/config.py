@@ -114,6 +114,35 @@ def check_table_size(algorithm: str, B: int, hidden_states) -> None:
         bounds.check_table_rows(B, hidden_states, what=str(algorithm).upper())
 
 
+#: A tuning cell is named before the grid runs when its largest table has at least this many times
+#: the rows of the grid's median cell and more rows than the thesis's largest binary tree (B = 9).
+COSTLY_CELL_FACTOR = 8
+THESIS_TABLE_ROWS = 2 ** 9
+
+
+def costly_tuning_cells(algorithm: str, B_values, hidden_states_values) -> list[tuple[int, int | str, int, float]]:
+    """The (B, hidden states) cells of a tuning grid that cost far more than its others:
+    ``(B, k, rows, times the median cell)`` for each cell whose largest table (k ** B rows, which
+    EM goes through for every distinct document) has at least :data:`COSTLY_CELL_FACTOR` times the
+    rows of the grid's median cell and more than :data:`THESIS_TABLE_ROWS`; empty for a learner
+    whose tables do not grow with B (naive Bayes, the hierarchical naive Bayes).
+
+    >>> costly_tuning_cells("HBN-OR", [3, 5, 7, 9], [2, 3])
+    [(7, 3, 2187, 11.8), (9, 3, 19683, 106.1)]
+    >>> costly_tuning_cells("HBN-OR", [3, 5, 7, 9], [2])
+    []
+    """
+    import statistics
+
+    cells = [(int(B), k, hbn_table_rows(algorithm, int(B), k)) for k in hidden_states_values for B in B_values]
+    rows = [r for _, _, r in cells if r]
+    if not rows:
+        return []
+    median = statistics.median(rows)
+    return [(B, k, r, round(r / median, 1)) for B, k, r in sorted(cells, key=lambda c: c[2])
+            if r > THESIS_TABLE_ROWS and r >= COSTLY_CELL_FACTOR * median]
+
+
 def is_hnb(name: str) -> bool:
     """Whether the learner ``name`` is a hierarchical naive Bayes (``"HNB-OR"``, ...)."""
     return str(name).upper() in STRUCTURE_ALGORITHMS and direction_of(name) == "hnb"
@@ -577,6 +606,7 @@ __all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_
            "CORPUS_OPTIONAL_DEFAULTS",
            "HIDDEN_STATES_CHOICES", "HIDDEN_STATES_DEFAULT", "LARGE_TABLE_ROWS", "MAX_TABLE_ROWS", "OPTIONAL_DEFAULTS",
            "SCREEN_ITER_RANGE", "SCREEN_KEEP_RANGE", "TREE_TERMS_DEFAULT", "TREE_TERMS_MAX", "CHILDREN_SELECT_CHOICES",
+           "costly_tuning_cells", "COSTLY_CELL_FACTOR",
            "STRUCTURE_ALGORITHMS", "CORPUS_SOURCES", "SYNTHETIC_MODELS",
            "STOPWORDS", "STEMMING", "SELECTION_METHODS", "SELECTION_SCOPES", "VALIDATION_METHODS", "CV_MAX",
            "UPLOAD_ENCODINGS"]

@@ -69,3 +69,45 @@ def test_the_training_form_submitted_twice_starts_one_job_and_says_so(app, queue
     assert any(f"These settings are already queued as job #{job.id}; no second job was started." in s.value
                for s in app.success), [s.value for s in app.success]
     assert app.session_state["hbnlab.last_train_job"] == job.id
+
+
+def test_a_grid_with_costly_cells_names_them_and_runs_only_when_confirmed(app, queue_only):
+    """B = 7 and 9 with 3 hidden states have tables of 2,187 and 19,683 rows against the grid's
+    median of 185.5: they are named before anything runs, and the grid is queued on the go-ahead."""
+    services = queue_only
+    app.query_params = {"synthetic_size": "600", "n_features": "10"}
+    app.run()
+    app.switch_page("pages/tuning.py").run()
+    no_exceptions(app)
+    app.selectbox(key="u_algo").set_value("HBN-OR")
+    app.multiselect(key="u_classes").set_value(["alpha"])
+    app.multiselect(key="u_B").set_value([3, 5, 7, 9])
+    app.text_input(key="u_alpha").input("0.09")
+    app.multiselect(key="u_k").set_value([2, 3])
+    app.button(key="FormSubmitter:tune_form-Run the grid").click().run()
+    no_exceptions(app)
+    assert services.list_jobs() == []
+    (warning,) = [w.value for w in app.warning if "cost far more" in w.value]
+    assert "B = 7 with 3 hidden states: tables of 2,187 rows, about 11.8x" in warning
+    assert "B = 9 with 3 hidden states: tables of 19,683 rows, about 106.1x" in warning
+    assert "B = 5" not in warning
+    app.button(key="u_run_costly").click().run()
+    no_exceptions(app)
+    (job,) = services.list_jobs()
+    assert job.spec.params["B_values"] == [3, 5, 7, 9] and job.spec.params["hidden_states_values"] == [2, 3]
+    assert any(f"Submitted tuning job #{job.id}: 8 cells x 1 classes." in s.value for s in app.success)
+    assert not [w for w in app.warning if "cost far more" in w.value]
+
+
+def test_a_grid_without_costly_cells_is_queued_at_once(app, queue_only):
+    services = queue_only
+    app.query_params = {"synthetic_size": "600", "n_features": "10"}
+    app.run()
+    app.switch_page("pages/tuning.py").run()
+    app.selectbox(key="u_algo").set_value("HBN-OR")
+    app.multiselect(key="u_classes").set_value(["alpha"])
+    app.multiselect(key="u_B").set_value([3, 5, 7, 9])
+    app.multiselect(key="u_k").set_value([2])
+    app.button(key="FormSubmitter:tune_form-Run the grid").click().run()
+    no_exceptions(app)
+    assert len(services.list_jobs()) == 1 and not [w for w in app.warning if "cost far more" in w.value]
