@@ -44,7 +44,7 @@ from hbnlab.export.model_io import load_model as read_model_file
 from hbnlab.export.model_io import model_to_bytes
 from hbnlab.jobs.tasks import register_task
 from hbnlab.models.catalog import TREE_LEARNERS, tree_parts
-from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig
+from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
 from hbnlab.pipeline.corpus_spec import corpus_from_spec, source_files
 from hbnlab.pipeline.data import ProtocolData
 from hbnlab.pipeline.fit import em_traces, fit_unit
@@ -242,14 +242,22 @@ def _check_params(params: dict, required: tuple) -> None:
 
 def unit_cost(name: str, cfg: ExperimentConfig) -> float:
     """Relative expected cost of fitting one (class, learner) unit, for progress and ETA: a tree
-    learner's EM grows with restarts x terms (DEP's clustering costs about as much again) and with
-    the hidden nodes' states (the tables of a k-state node grow as k squared; a per-node search of
-    k costs several fits); the other learners are quick."""
-    if str(name).upper() in TREE_LEARNERS:
-        dep = 2.0 if str(name).upper().endswith("-DEP") else 1.0
+    learner's EM grows with restarts x the tree's terms (DEP's clustering costs about as much again)
+    and with the hidden nodes' states: an HBN node's table has k ** B rows, (k / 2) ** B times the
+    binary tree's, a hierarchical naive Bayes node's k ** 2 (a per-node search of k costs several
+    fits); the other learners are quick."""
+    upper = str(name).upper()
+    if upper in TREE_LEARNERS:
+        dep = 2.0 if upper.endswith("-DEP") else 1.0
         k = cfg.hidden_states
-        states = (k / 2) ** 2 if isinstance(k, int) else 4.0
-        return max(1, cfg.n_restarts) * max(1, cfg.n_features) / 30 * dep * states
+        if not isinstance(k, int):
+            states = 4.0
+        elif upper in STRUCTURE_ALGORITHMS and not is_hnb(upper):
+            states = (k / 2) ** cfg.structure_params(upper)[0]
+        else:
+            states = (k / 2) ** 2
+        terms = max(1, cfg.n_features) if not cfg.tree_terms else max(1, min(cfg.n_features, cfg.tree_terms))
+        return max(1, cfg.n_restarts) * terms / 30 * dep * states
     return 0.5
 
 
@@ -282,13 +290,17 @@ class _Progress:
         self.emit(0.0, message=f"{name} for {label}")
 
     def finish_unit(self, i: int) -> None:
-        self.measured.setdefault(self.names[i], []).append(time.monotonic() - self._unit_t0)
+        self.measured.setdefault(self.names[i], []).append((time.monotonic() - self._unit_t0, self.costs[i]))
         self.done = i + 1
 
     def _expected(self, j: int, rate: float | None) -> float | None:
+        """Expected seconds of unit ``j``: its cost times the seconds per unit of cost measured on the
+        finished units of the same learner (a grid's cells of one learner differ in cost by orders
+        of magnitude), else on all finished units."""
         seen = self.measured.get(self.names[j])
         if seen:
-            return sum(seen) / len(seen)
+            seconds, cost = map(sum, zip(*seen))
+            return self.costs[j] * seconds / cost if cost > 0 else seconds / len(seen)
         return None if rate is None else self.costs[j] * rate
 
     def emit(self, within: float, **extra) -> None:
@@ -300,7 +312,7 @@ class _Progress:
             cost_done = sum(self.costs[: self.done])
             i = min(self.done, self.n - 1)
             fraction = min(0.999, (cost_done + within * self.costs[i]) / self.total)
-            spent = sum(sum(v) for v in self.measured.values())
+            spent = sum(t for v in self.measured.values() for t, _ in v)
             rate = spent / cost_done if cost_done > 0 and spent > 0 else None
             current = self._expected(i, rate)
             rest = [self._expected(j, rate) for j in range(i + 1, self.n)]
@@ -497,8 +509,8 @@ def tune_task(params: dict, ctx) -> dict:
     js = [data.category_index(c) for c in classes]
     grid = [(nf, k, B, a) for nf in nfs for k in ks for B in Bs for a in alphas]
     prog = _Progress(ctx, [name] * (len(grid) * len(classes)),
-                     [unit_cost(name, cfg.replace(n_features=nf, hidden_states=k))
-                      for nf, k, _, _ in grid for _ in classes])
+                     [unit_cost(name, cfg.replace(**{f"B_{clustering}": B, "n_features": nf, "hidden_states": k}))
+                      for nf, k, B, _ in grid for _ in classes])
     cells, cell_scores = [], []
     for g, (nf, hs, B, a) in enumerate(grid):
         cell_cfg = cfg.replace(**{f"B_{clustering}": B, f"alpha_{clustering}": a, "n_features": nf,
