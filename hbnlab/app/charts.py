@@ -122,29 +122,60 @@ def em_traces(traces: Mapping[str, Sequence[Sequence[float]]], *, title: str = "
 
 
 def em_restart_curves(curves: Sequence[Sequence[float]], *, iteration: int, best: int, selected: int | None = None,
-                      title: str = "Log-likelihood per EM iteration, one line per restart") -> go.Figure:
+                      title: str = "Log-likelihood per EM iteration, one line per restart",
+                      large: bool = False) -> go.Figure:
     """Small multi-restart EM chart for the Learn page: one line per restart (x = iteration, 0 =
-    the random start), a dot where each restart stopped, the current iteration as a dashed
-    line; the best restart is thick, the selected one outlined."""
-    fig = _fig(title, xaxis_title="EM iteration", yaxis_title="log-likelihood", height=340,
-               legend=dict(orientation="h", y=-0.25))
-    for r, ll in enumerate(curves):
-        ll = np.asarray(ll, dtype=float)
-        width = 4 if r == best else (2.5 if r == selected else 1.5)
+    the random start), dots where each restart started and stopped, the current iteration as a dashed
+    line; the best restart is thick, the selected one thicker than the rest.
+
+    Two panels share the iteration axis: the upper one holds every value from the random start
+    (iteration 0) on, the lower one zooms on the climb after it, so that the optima the restarts
+    reach stay apart although the start lies far below them.  ``large``: type and lines for a
+    projector."""
+    from plotly.colors import qualitative
+    from plotly.subplots import make_subplots
+
+    runs = [np.asarray(ll, dtype=float) for ll in curves]
+    palette = (qualitative.Dark24 if large else qualitative.Plotly)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.07, row_heights=[0.4, 0.6])
+    fig.update_layout(title=plotly_text(title), **{**_LAYOUT, "height": 500 if large else 420},
+                      legend=dict(orientation="h", y=-0.18))
+    for r, ll in enumerate(runs):
+        if not ll.size:
+            continue
+        width = (4 if r == best else (2.5 if r == selected else 1.5)) * (1.5 if large else 1)
         name = f"restart {r}" + (" (best)" if r == best else "")
-        fig.add_trace(go.Scatter(x=np.arange(ll.size), y=ll, mode="lines", name=name, legendgroup=str(r),
-                                 line=dict(width=width), opacity=1.0 if r in (best, selected) else 0.6))
-        fig.add_trace(go.Scatter(x=[ll.size - 1], y=[ll[-1]], mode="markers", legendgroup=str(r), showlegend=False,
-                                 marker=dict(size=8), hoverinfo="skip"))
-    fig.add_vline(x=iteration, line_dash="dash", line_color="#444444")
-    # the random starts (iteration 0) lie far below; zoom on the climb so that the optima the
-    # restarts reach stay apart
-    later = [v for ll in curves for v in np.asarray(ll, dtype=float)[1:]]
+        x = np.arange(ll.size)
+        color = palette[r % len(palette)]
+        style = dict(legendgroup=str(r), opacity=1.0 if r in (best, selected) else 0.6)
+        for row in (1, 2):
+            fig.add_trace(go.Scatter(x=x, y=ll, mode="lines", name=name, showlegend=row == 1,
+                                     line=dict(width=width, color=color), **style), row=row, col=1)
+            # where the restart stopped, and (upper panel) where it started
+            ends = [0, ll.size - 1] if row == 1 else [ll.size - 1]
+            fig.add_trace(go.Scatter(x=ends, y=ll[ends], mode="markers", showlegend=False, hoverinfo="skip",
+                                     marker=dict(size=12 if large else 8, color=color), **style), row=row, col=1)
+    fig.add_vline(x=iteration, line_dash="dash", line_color="#000000" if large else "#444444", row="all", col=1)
+    longest = max((ll.size for ll in runs), default=1)
+    # half an iteration of room on each side: the points of iteration 0 and of the last one are whole
+    fig.update_xaxes(range=[-0.5, max(longest - 0.5, iteration + 0.5)], dtick=max(1, longest // 10))
+    fig.update_xaxes(title_text="EM iteration (0 = the random start)", row=2, col=1)
+    values = np.concatenate([ll for ll in runs if ll.size]) if any(ll.size for ll in runs) else np.zeros(1)
+    fig.update_yaxes(range=_padded(values.min(), values.max()), title_text="log-lik.", row=1, col=1)
+    later = [v for ll in runs for v in ll[1:]]
     if later:
-        top, bottom = max(later), min(later)
-        span = max(top - bottom, 1e-6)
-        fig.update_yaxes(range=[bottom - 0.05 * span, top + 0.08 * span])
+        fig.update_yaxes(range=_padded(min(later), max(later)), title_text="log-lik. (zoom)", row=2, col=1)
+    fig.update_layout(margin=dict(l=70, r=20, t=60, b=40))
+    if large:
+        fig.update_layout(font=dict(size=20, color="#000000"), title_font=dict(size=24),
+                          margin=dict(l=110, r=20, t=60, b=40))
     return fig
+
+
+def _padded(bottom: float, top: float) -> list[float]:
+    """An axis range around ``[bottom, top]`` with a margin, so that markers on the edges stay whole."""
+    span = max(float(top) - float(bottom), 1e-6)
+    return [float(bottom) - 0.08 * span, float(top) + 0.08 * span]
 
 
 def tuning_heatmap(cells: pd.DataFrame, *, value: str = "micro", best: tuple | None = None,

@@ -28,8 +28,9 @@ CONFIG_LISTENER = "hbnlab.config_listener"
 #: Set once ``app.py`` has built the navigation in this session.
 APP_NAVIGATION = "hbnlab.app_navigation"
 
-#: URL keys the workbench owns besides the config fields (pages' own selections).
-EXTRA_QUERY_KEYS = ("job", "doc")
+#: URL keys the workbench owns besides the config fields (pages' own selections; ``present``: the
+#: Learn page's presentation mode).
+EXTRA_QUERY_KEYS = ("job", "doc", "present")
 
 
 def get_config() -> ExperimentConfig:

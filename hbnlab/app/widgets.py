@@ -144,7 +144,7 @@ def step_controls(key: str, n_steps: int, *, label: str = "Step", first: int = 1
     def slid(widget_key: str) -> None:
         go(st.session_state[widget_key])
 
-    c1, c2, c3 = st.columns([1.4, 7, 1.4], vertical_alignment="bottom")
+    c1, c2, c3 = st.columns([2, 6, 2] if arrow_keys else [1.4, 7, 1.4], vertical_alignment="bottom")
     c1.button("Previous", key=step_control_key(key, "prev", current), on_click=go, args=(current - 1,),
               disabled=current <= lo, icon=":material/chevron_left:", width="stretch",
               shortcut="Left" if arrow_keys else None)

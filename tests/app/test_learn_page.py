@@ -14,6 +14,16 @@ def _open(app):
     return app
 
 
+def _slider(app, key):
+    """The step slider of ``key`` (its widget key ends in the step it was drawn for)."""
+    return next(s for s in app.slider if str(s.key).startswith(f"{key}_at_"))
+
+
+def _button(app, key, control):
+    """The Previous ("prev") or Next ("next") button of ``key``, drawn for the current step."""
+    return next(b for b in app.button if str(b.key).startswith(f"{key}_{control}_"))
+
+
 def _cards(app) -> list[str]:
     """The step cards (the other HTML elements are matrices)."""
     return [h.proto.body for h in app.get("html") if "</span>Step " in h.proto.body
@@ -37,24 +47,25 @@ def test_every_step_control_moves_the_step(app, key):
     _open(app)
     section = ["learn_clu_step", "learn_em_step", "learn_inf_step"].index(key)
     unit = "Iteration" if key == "learn_em_step" else "Step"
-    first = int(app.slider(key=key).min)  # EM counts iterations from 0 (the random start)
-    assert app.slider(key=key).value == first
-    assert app.button(key=f"{key}_prev").disabled
-    app.button(key=f"{key}_next").click().run()
+    first = int(_slider(app, key).min)  # EM counts iterations from 0 (the random start)
+    assert _slider(app, key).value == first
+    assert _button(app, key, "prev").disabled
+    _button(app, key, "next").click().run()
     no_exceptions(app)
-    assert app.slider(key=key).value == first + 1
+    assert _slider(app, key).value == first + 1
     assert f"{unit} {first + 1} of" in _cards(app)[section]
-    app.button(key=f"{key}_next").click().run()
-    app.button(key=f"{key}_prev").click().run()
+    _button(app, key, "next").click().run()
+    _button(app, key, "prev").click().run()
     no_exceptions(app)
-    assert app.slider(key=key).value == first + 1
-    last = int(app.slider(key=key).max)
-    app.slider(key=key).set_value(last).run()
+    assert _slider(app, key).value == first + 1
+    last = int(_slider(app, key).max)
+    _slider(app, key).set_value(last).run()
     no_exceptions(app)
-    assert app.button(key=f"{key}_next").disabled
+    assert _slider(app, key).value == last
+    assert _button(app, key, "next").disabled
     assert f"{unit} {last} of {last}" in _cards(app)[section]
-    app.button(key=f"{key}_prev").click().run()
-    assert app.slider(key=key).value == last - 1
+    _button(app, key, "prev").click().run()
+    assert _slider(app, key).value == last - 1
 
 
 @pytest.mark.parametrize("clustering", ["avg", "or", "dep"])
@@ -62,8 +73,8 @@ def test_each_clustering_steps_to_the_finished_tree(app, clustering):
     _open(app)
     app.selectbox(key="learn_clustering").set_value(clustering).run()
     no_exceptions(app)
-    last = int(app.slider(key="learn_clu_step").max)
-    app.slider(key="learn_clu_step").set_value(last).run()
+    last = int(_slider(app, "learn_clu_step").max)
+    _slider(app, "learn_clu_step").set_value(last).run()
     no_exceptions(app)
     assert "The structure is complete" in _cards(app)[0]
     if clustering == "dep":
@@ -73,10 +84,10 @@ def test_each_clustering_steps_to_the_finished_tree(app, clustering):
 
 def test_a_shorter_sequence_clamps_the_step(app):
     _open(app)
-    app.slider(key="learn_clu_step").set_value(app.slider(key="learn_clu_step").max).run()
+    _slider(app, "learn_clu_step").set_value(_slider(app, "learn_clu_step").max).run()
     app.slider(key="learn_B").set_value(4).run()
     no_exceptions(app)
-    assert app.slider(key="learn_clu_step").value == app.slider(key="learn_clu_step").max
+    assert _slider(app, "learn_clu_step").value == _slider(app, "learn_clu_step").max
 
 
 def test_em_restart_and_inference_document_pickers(app):
@@ -91,8 +102,8 @@ def test_em_restart_and_inference_document_pickers(app):
     no_exceptions(app)
     check = frame_with(app, "traced", "library")
     assert check["|difference|"].max() <= 1e-12
-    last = int(app.slider(key="learn_inf_step").max)
-    app.slider(key="learn_inf_step").set_value(last).run()
+    last = int(_slider(app, "learn_inf_step").max)
+    _slider(app, "learn_inf_step").set_value(last).run()
     no_exceptions(app)
     assert "P(" in _cards(app)[2]
 

@@ -7,6 +7,7 @@ highlighted).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 
@@ -93,19 +94,28 @@ def corpus_frame(ex: TeachingExample) -> pd.DataFrame:
 
 
 def step_card_html(number: int, total: int, title: str, text: str, cites: str, *, kind: str = "",
-                   unit: str = "Step") -> str:
+                   unit: str = "Step", large: bool = False) -> str:
     """A card with the step's position, what happens and where in the thesis; every string is
-    HTML-escaped (titles and texts name terms of the corpus)."""
-    badge = f'<span style="background:#f6c343;border-radius:3px;padding:0 6px;margin-right:6px">{escape(kind)}</span>' \
-        if kind else ""
+    HTML-escaped (titles and texts name terms of the corpus).  ``large``: presentation mode (large
+    type, black on white)."""
+    z = _CARD_LARGE if large else _CARD
+    badge = f'<span style="background:{FOCUS_FILL};border-radius:3px;padding:0 6px;margin-right:6px">{escape(kind)}' \
+        "</span>" if kind else ""
     return (
-        '<div style="border-left:5px solid #f6c343;background:#fffaf0;border-radius:6px;'
+        f'<div style="border-left:{z["border"]} solid {FOCUS_FILL};background:{z["background"]};border-radius:6px;'
         'padding:0.6rem 1rem;margin:0.2rem 0 0.6rem 0">'
-        f'<div style="font-size:0.8rem;color:#555">{badge}{escape(unit)} {int(number)} of {int(total)} · '
+        f'<div style="font-size:{z["meta"]};color:{z["muted"]}">{badge}{escape(unit)} {int(number)} of {int(total)} · '
         f'{escape(cites)}</div>'
-        f'<div style="font-size:1.15rem;font-weight:600;margin:0.25rem 0">{escape(title)}</div>'
-        f'<div style="font-size:0.95rem;line-height:1.45">{escape(text)}</div></div>'
+        f'<div style="font-size:{z["title"]};font-weight:{z["weight"]};margin:0.25rem 0{z["ink"]}">'
+        f'{escape(title)}</div>'
+        f'<div style="font-size:{z["text"]};line-height:1.45{z["ink"]}">{escape(text)}</div></div>'
     )
+
+
+_CARD = {"border": "5px", "background": "#fffaf0", "meta": "0.8rem", "title": "1.15rem", "text": "0.95rem",
+         "weight": "600", "muted": "#555", "ink": ""}
+_CARD_LARGE = {"border": "10px", "background": "#ffffff", "meta": "1.3rem", "title": "2.1rem", "text": "1.6rem",
+               "weight": "700", "muted": "#000", "ink": ";color:#000"}
 
 
 def _number(v: float, digits: int) -> str:
@@ -119,17 +129,23 @@ def _number(v: float, digits: int) -> str:
 
 
 def matrix_html(frame: pd.DataFrame, chosen: tuple | None = None, *, digits: int = 4, caption: str = "",
-                heat: bool = False) -> str:
+                heat: bool = False, large: bool = False) -> str:
     """A compact HTML table of a step's matrix: labels escaped, empty cells blank, the chosen
     cell amber (``heat``: every cell coloured by its value as a probability).  Every number stays
-    on screen (a data frame widget would scroll sideways)."""
-    th = 'style="padding:3px 8px;text-align:right;background:#f4f4f4;font-weight:600;white-space:nowrap"'
-    head = "".join(f"<th {th}>{escape(str(c))}</th>" for c in frame.columns)
+    on screen (a data frame widget would scroll sideways).  ``large``: presentation mode (large
+    black type, ruled cells)."""
+    # large: as large as a narrow screen (a 1280-pixel projector) leaves room for an 8 x 8 matrix
+    pad, font = ("5px 10px", "clamp(1rem, 1.05vw, 1.35rem)") if large else ("3px 8px", "0.85rem")
+    rule = ";border:1px solid #000;color:#000" if large else ""
+    th = f'style="padding:{pad};text-align:right;background:#f4f4f4;font-weight:600;white-space:nowrap{rule}"'
+    # large: long column names (clusters, conditional probabilities) wrap rather than push the table wide
+    th_col = th.replace("nowrap", "normal") if large else th
+    head = "".join(f"<th {th_col}>{escape(str(c))}</th>" for c in frame.columns)
     body = []
     for r, (label, row) in enumerate(frame.iterrows()):
         cells = []
         for c, v in enumerate(row.to_numpy(dtype=float)):
-            style = "padding:3px 8px;text-align:right;font-variant-numeric:tabular-nums"
+            style = f"padding:{pad};text-align:right;font-variant-numeric:tabular-nums{rule}"
             if chosen is not None and (r, c) == tuple(chosen):
                 style += f";background:{FOCUS_FILL};font-weight:700"
             elif not np.isfinite(v):
@@ -141,8 +157,74 @@ def matrix_html(frame: pd.DataFrame, chosen: tuple | None = None, *, digits: int
         body.append(f"<tr><th {th}>{escape(str(label))}</th>{''.join(cells)}</tr>")
     cap = (f'<caption style="caption-side:top;text-align:left;font-weight:600;padding:4px 0">{escape(caption)}'
            "</caption>") if caption else ""
-    return (f'<div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:0.85rem">{cap}'
+    return (f'<div style="overflow-x:auto"><table style="border-collapse:collapse;font-size:{font}">{cap}'
             f"<tr><th {th}></th>{head}</tr>{''.join(body)}</table></div>")
+
+
+# --------------------------------------------------------------------------- presentation mode
+#: URL parameter of the presentation mode (``?present=1``) and the values that switch it on
+PRESENT_PARAM = "present"
+_TRUE = ("1", "true", "yes", "on")
+
+#: Point size of the tree's node labels in presentation mode (the DOT source and the style sheet).
+PRESENTATION_FONTSIZE = 26
+
+#: The presentation mode's style sheet: large type, black on white, thick button borders, no
+#: sidebar and no page title, the full width of the screen.  Static: nothing of the corpus or the URL goes into it.
+#: Streamlit sets one small font size on everything inside a Graphviz chart, whatever the DOT
+#: source says; the rule for ``svg text`` gives the labels the size the layout was made for.
+PRESENTATION_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"] { display: none; }
+[data-testid="stMainBlockContainer"] { max-width: 100%; padding: 1.2rem 2.5rem 2rem 2.5rem; }
+[data-testid="stMain"] { background: #ffffff; color: #000000; }
+[data-testid="stMain"] [data-testid="stHeading"] { display: none; }
+[data-testid="stMain"] p, [data-testid="stMain"] li, [data-testid="stMain"] label,
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.4rem; color: #000000; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.3rem; color: #000000; opacity: 1; }
+[data-testid="stMain"] [data-testid="stBaseButton-secondary"] { min-height: 3.4rem; border: 3px solid #000000;
+  color: #000000; background: #ffffff; }
+[data-testid="stMain"] [data-testid="stBaseButton-secondary"]:disabled { border-color: #999999; color: #767676; }
+[data-testid="stMain"] button p, [data-testid="stMain"] button span { font-size: 1.5rem; font-weight: 700; }
+[data-testid="stMain"] [data-testid="stBaseButton-primary"] { min-height: 3.4rem; border: 3px solid #000000;
+  background: #000000; color: #ffffff; }
+[data-testid="stMain"] [data-testid="stBaseButton-primary"] p,
+[data-testid="stMain"] [data-testid="stBaseButton-primary"] span { color: #ffffff; }
+[data-testid="stMain"] [data-testid="stProgress"] p { font-size: 1.5rem; font-weight: 700; color: #000000; }
+[data-testid="stMain"] [data-testid="stMetricLabel"] p { font-size: 1.4rem; color: #000000; }
+[data-testid="stMain"] [data-testid="stMetricValue"], [data-testid="stMain"] [data-testid="stMetricValue"] * {
+  font-size: 2.6rem; color: #000000; }
+[data-testid="stMain"] [data-testid="stSelectbox"] input { font-size: 1.3rem; color: #000000; }
+[data-testid="stMain"] [data-testid="stSelectbox"] [role="group"] { min-height: 3rem; border: 2px solid #000000; }
+[data-testid="stMain"] [data-testid="stGraphVizChart"] svg text { font-size: LABELpx !important; }
+</style>""".replace("LABEL", str(PRESENTATION_FONTSIZE))
+
+
+def url_flag(value) -> bool:
+    """A URL parameter's value as on / off (``1``, ``true``, ``yes``, ``on``: on)."""
+    if isinstance(value, (list, tuple)):
+        value = value[-1] if value else ""
+    return str(value or "").strip().lower() in _TRUE
+
+
+def presentation_dot(dot: str, fontsize: int = PRESENTATION_FONTSIZE) -> str:
+    """A DOT source of :func:`stable_tree_dot` for a projector: node labels in ``fontsize`` points
+    and black, thick lines, the nodes closer together.  The browser scales the drawing to the
+    page's width, so the labels grow against the tree only as the spaces between nodes shrink."""
+    dot = re.sub(r"(\n\s*node \[[^\]]*?)fontsize=[0-9.]+", rf"\g<1>fontsize={int(fontsize)}", dot, count=1)
+    dot = dot.replace("  node [", '  node [fontcolor="#000000", penwidth=2, margin="0.12,0.06", ', 1)
+    dot = dot.replace("  graph [", "  graph [nodesep=0.15, ranksep=0.35, ", 1)
+    lines = dot.splitlines()
+    at = next((k for k, line in enumerate(lines) if line.lstrip().startswith("node [")), 0)
+    lines.insert(at + 1, '  edge [penwidth=2.5, arrowsize=1.3, color="#000000"];')
+    return "\n".join(lines)
+
+
+def tables_row_html(tables: list[str]) -> str:
+    """HTML tables of :func:`matrix_html` side by side, each as wide as it needs, wrapping onto the next
+    line when the row is full (none is cut off at the edge)."""
+    cells = "".join(f'<div style="flex:0 0 auto">{t}</div>' for t in tables)
+    return f'<div style="display:flex;flex-wrap:wrap;gap:0.8rem;align-items:flex-start">{cells}</div>'
 
 
 # --------------------------------------------------------------------------- clustering
@@ -329,4 +411,6 @@ def inference_check(trace: InferenceTrace) -> pd.DataFrame:
 __all__ = ["LESSON_ALPHA", "LESSON_ALPHA_RANGE", "LESSON_CLUSTERINGS", "Lesson", "LessonSettings", "build_lesson",
            "clustering_dot", "corpus_frame", "cpt_frame", "document_choices", "em_step_text", "em_table",
            "inference_check", "inference_dot", "learned_nodes", "matrix_html", "message_frame",
-           "most_uncertain_document", "run_inference", "step_card_html", "step_matrix", "step_summary"]
+           "most_uncertain_document", "run_inference", "step_card_html", "step_matrix", "step_summary",
+           "PRESENT_PARAM", "PRESENTATION_CSS", "PRESENTATION_FONTSIZE", "presentation_dot", "tables_row_html",
+           "url_flag"]
