@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from hbnlab._validation import HbnlabError
 
 __all__ = ["Bound", "BoundsError", "N_RESTARTS", "HIDDEN_STATES", "ALPHA", "SEED", "SYNTHETIC_SIZE", "MIN_DF",
-           "N_FEATURES", "TREE_TERMS", "SCREEN_ITER", "SCREEN_KEEP", "MAX_TABLE_ROWS", "MAX_PARENTS",
+           "N_FEATURES", "TREE_TERMS", "SCREEN_ITER", "SCREEN_KEEP", "MAX_WORKERS", "MAX_TABLE_ROWS", "MAX_PARENTS",
            "hbn_table_rows", "check_table_rows", "check_tree_params"]
 
 
@@ -89,6 +89,7 @@ TREE_TERMS = Bound("tree_terms", 0, 5000)
 SCREEN_ITER = Bound("screen_iter", 0, 50)
 #: Restarts the screening keeps.
 SCREEN_KEEP = Bound("screen_keep", 1, 1024)
+MAX_WORKERS = Bound("HBNLAB_MAX_WORKERS", 1, 64)
 
 #: The most nodes below one HBN node (its parents in the network).
 MAX_PARENTS = 20
@@ -120,6 +121,30 @@ rows, more than the 1,048,576 a fit accepts; choose a smaller B or fewer hidden_
         raise BoundsError(f"{what} with {hidden_states} hidden states at B = {B}: a node's table would have {rows:,} "
                           f"rows, more than the {MAX_TABLE_ROWS:,} a fit accepts; choose a smaller B or fewer "
                           "hidden_states")
+
+
+def env_integer(bound: Bound, default: int) -> int:
+    """The integer environment variable ``bound.name`` (``default`` when unset or blank), checked
+    against ``bound``: a :class:`BoundsError` naming the variable for text or a value out of range.
+
+    >>> import os; os.environ["HBNLAB_MAX_WORKERS"] = "two"
+    >>> env_integer(MAX_WORKERS, 2)
+    Traceback (most recent call last):
+    ...
+    hbnlab.bounds.BoundsError: HBNLAB_MAX_WORKERS must be an integer in 1..64, got 'two'
+    >>> del os.environ["HBNLAB_MAX_WORKERS"]; env_integer(MAX_WORKERS, 2)
+    2
+    """
+    import os
+
+    text = os.environ.get(bound.name, "").strip()
+    if not text:
+        return bound.check(default)
+    try:
+        value = int(text)
+    except ValueError:
+        raise BoundsError(f"{bound.name} must be {bound.describe()}, got {text!r}") from None
+    return bound.check(value)
 
 
 def check_tree_params(*, B, alpha, n_restarts, hidden_states, direction: str = "hbn", names=None,

@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import threading
 import uuid
@@ -33,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from hbnlab import bounds
 from hbnlab._validation import HbnlabError
 from hbnlab.app import views
 from hbnlab.app.views import compare as compare_view
@@ -53,7 +53,7 @@ JOB_GROUP = "workbench"
 TASK_MODULE = "hbnlab.pipeline.tasks"
 UPLOAD_TYPES = ("csv", "tsv", "tab", "jsonl", "ndjson", "parquet", "pq", "zip")
 #: Worker processes of the runner (the machine has 2 cores).
-MAX_WORKERS = int(os.environ.get("HBNLAB_MAX_WORKERS", "2"))
+MAX_WORKERS = bounds.env_integer(bounds.MAX_WORKERS, 2)
 
 
 # --------------------------------------------------------------------------- data home, jobs
