@@ -84,7 +84,12 @@ with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
 
 with st.form("train_form", enter_to_submit=False):  # Enter in a number field must not start a job
     c1, c2 = st.columns(2)
-    classes = c1.multiselect("Classes", data.categories, default=data.categories, key="t_classes")
+    # every class with training and test documents; the Features page's set first, as the default
+    usable = services.load_corpus(cfg).categories(min_train=1, min_test=1)
+    offered = list(data.categories) + [c for c in usable if c not in data.categories]
+    classes = c1.multiselect("Classes", offered, default=data.categories, key="t_classes",
+                             help="The Features page's classes are chosen; any other class with training and "
+                                  "test documents can be added (it joins the experiment's classes).")
     chosen = c2.multiselect("Classifiers", CLASSIFIERS, default=[c for c in cfg.classifiers if c in CLASSIFIERS],
                             key="t_classifiers")
     c1, c2, c3, c4 = st.columns(4)
@@ -150,11 +155,15 @@ if submitted:
     if not classes or not chosen:
         st.error("Choose at least one class and one classifier.")
     else:
+        extra = [c for c in classes if c not in data.categories]
         with widgets.readable_errors():
             cfg = state.update_config(classifiers=tuple(chosen), n_restarts=int(n_restarts),
                                       hidden_states=hidden_states, tree_terms=int(tree_terms),
                                       children_select=children_select,
-                                      random_state=int(seed))
+                                      random_state=int(seed),
+                                      **({"categories": tuple(data.categories) + tuple(extra)} if extra else {}))
+            if extra:  # the experiment now indexes and scores the added classes too
+                data = widgets.load_experiment(cfg)
         with widgets.readable_errors():
             job_id, already = widgets.submit_job(services.submit_train, cfg, classes=classes, classifiers=chosen,
                                                  stage=stage)

@@ -31,3 +31,13 @@ def app(data_home):
     return AppTest.from_file(str(APP), default_timeout=90)
 
 
+@pytest.fixture
+def queue_only(data_home, monkeypatch):
+    """Jobs are queued in the registry and never picked up (they stay 'queued')."""
+    from hbnlab.app import services
+    from hbnlab.jobs.registry import RunRegistry
+
+    registry = RunRegistry(data_home / "queue-only")
+    monkeypatch.setattr(services, "registry", lambda: registry)
+    monkeypatch.setattr(services, "runner", lambda: registry)
+    return services

@@ -10,18 +10,6 @@ from hbnlab.pipeline.config import ExperimentConfig
 CFG = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=2)
 
 
-@pytest.fixture
-def queue_only(data_home, monkeypatch):
-    """Jobs are queued in the registry and never picked up (they stay 'queued')."""
-    from hbnlab.app import services
-    from hbnlab.jobs.registry import RunRegistry
-
-    registry = RunRegistry(data_home / "queue-only")
-    monkeypatch.setattr(services, "registry", lambda: registry)
-    monkeypatch.setattr(services, "runner", lambda: registry)
-    return services
-
-
 def test_an_identical_submission_names_the_active_job_and_queues_nothing(queue_only):
     services = queue_only
     first = services.submit_train(CFG, classes=["alpha"], classifiers=["NB"])
