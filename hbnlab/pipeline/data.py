@@ -20,7 +20,7 @@ experiment manifests all read it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -61,8 +61,11 @@ class ProtocolData:
     documents' membership in every node of the corpus's taxonomy (from a taxonomy file or the
     dotted category names, computed from each document's full label set), ``None`` for a corpus
     without a hierarchy; the learners of a topic hierarchy read it (:meth:`fit_topics`).
+    ``error`` is the exception class a bad stage, fold, scope, category or array raises (a
+    subclass of ``ValueError`` for a frontend's own error type).
     """
 
+    error: ClassVar[type[ValueError]] = ValueError
     indexed: IndexedCorpus
     scores: np.ndarray
     folds: np.ndarray
@@ -78,10 +81,15 @@ class ProtocolData:
         if f.dtype == bool:  # a training-0 mask: True = training-0, False = validation
             f = np.where(f, -1, 0)
         self.folds = f.astype(np.int64)
-        if self.folds.shape != (self.indexed.X_train.shape[0],):
-            raise ValueError(f"folds: expected {self.indexed.X_train.shape[0]} entries, got {self.folds.shape}")
-        if self.topics is not None and self.topics.n_documents != self.indexed.X_train.shape[0]:
-            raise ValueError(f"topics: expected {self.indexed.X_train.shape[0]} documents, "
+        ic = self.indexed
+        n, k = ic.X_train.shape[0], len(ic.categories)
+        if ic.Y_train.shape != (n, k) or ic.Y_test.shape != (ic.X_test.shape[0], k):
+            raise self.error(f"labels: expected ({n}, {k}) and ({ic.X_test.shape[0]}, {k}), "
+                             f"got {ic.Y_train.shape} and {ic.Y_test.shape}")
+        if self.folds.shape != (n,):
+            raise self.error(f"folds: expected {n} entries, got shape {self.folds.shape}")
+        if self.topics is not None and self.topics.n_documents != n:
+            raise self.error(f"topics: expected {n} documents, "
                              f"got {self.topics.n_documents}")
 
     # ------------------------------------------------------------------ views
@@ -123,7 +131,7 @@ class ProtocolData:
         try:
             return self.categories.index(label)
         except ValueError:
-            raise ValueError(f"class {label!r} is not one of the experiment's categories {self.categories}") from None
+            raise self.error(f"class {label!r} is not one of the experiment's categories {self.categories}") from None
 
     def ranked_features(self, j: int) -> np.ndarray:
         """Column indices sorted by decreasing score for category ``j`` (ties by column index)."""
@@ -140,14 +148,35 @@ class ProtocolData:
         if scope == "global":
             return np.asarray(select_global(self.scores, n, aggregate="max"), dtype=np.int64)
         if scope != "local":
-            raise ValueError(f"scope must be one of {SCOPES}, got {scope!r}")
+            raise self.error(f"scope must be one of {SCOPES}, got {scope!r}")
         return self.ranked_features(self.category_index(label))[:n].astype(np.int64)
 
     def n_splits(self, stage: str) -> int:
         """How many fits one unit of ``stage`` takes: 1 for ``"test"``, the folds for ``"validation"``."""
         if stage not in STAGES:
-            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+            raise self.error(f"stage must be one of {STAGES}, got {stage!r}")
         return 1 if stage == "test" else self.n_folds
+
+    def fit_labels(self, label: str, stage: str) -> list[np.ndarray]:
+        """The labels of ``label`` on the documents each fit of ``stage`` learns from (the
+        ``Y_fit[:, j]`` of every :meth:`split`, without slicing the term matrix)."""
+        j = self.category_index(label)
+        n_splits = self.n_splits(stage)
+        if stage == "test":
+            return [self.Y_train[:, j]]
+        return [self.Y_train[self.folds != fold, j] for fold in range(n_splits)]
+
+    def unlearnable(self, label: str, stage: str) -> tuple[str, str] | None:
+        """``(split, "no" | "only")`` for the first fit of ``stage`` whose documents hold no (or
+        only) positive documents of ``label`` -- ``split`` is ``"training"``, ``"training-0"`` or
+        ``"fitting part of validation fold k"`` -- else ``None``: every fit can learn ``label``."""
+        ys = self.fit_labels(label, stage)
+        for fold, y in enumerate(ys):
+            if y.min() == y.max():
+                where = "training" if stage == "test" else ("training-0" if len(ys) == 1 else
+                                                             f"fitting part of validation fold {fold + 1}")
+                return where, "no" if y.max() == 0 else "only"
+        return None
 
     def split(self, stage: str, fold: int | None = None) -> Split:
         """The matrices of ``"test"`` (training set -> test set) or of validation fold ``fold``
@@ -160,13 +189,13 @@ class ProtocolData:
         if stage == "test":
             return Split(ic.X_train, ic.Y_train, ic.X_test, ic.Y_test, list(ic.test_docs))
         if stage != "validation":
-            raise ValueError(f"stage must be one of {STAGES}, got {stage!r}")
+            raise self.error(f"stage must be one of {STAGES}, got {stage!r}")
         if fold is None:
             if self.n_folds != 1:
-                raise ValueError(f"the validation stage has {self.n_folds} folds; pass fold= (0..{self.n_folds - 1})")
+                raise self.error(f"the validation stage has {self.n_folds} folds; pass fold= (0..{self.n_folds - 1})")
             fold = 0
         if not 0 <= int(fold) < self.n_folds:
-            raise ValueError(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
+            raise self.error(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
         ev = self.folds == int(fold)
         docs = [d for d, keep in zip(ic.train_docs, ev) if keep]
         return Split(ic.X_train[~ev], ic.Y_train[~ev], ic.X_train[ev], ic.Y_train[ev], docs)
@@ -177,7 +206,7 @@ class ProtocolData:
         Raises ``ValueError`` naming the fix when the corpus has no hierarchy.
         """
         if self.topics is None:
-            raise ValueError(f"corpus {self.corpus_name!r} has no topic hierarchy: its categories "
+            raise self.error(f"corpus {self.corpus_name!r} has no topic hierarchy: its categories "
                              f"{self.categories[:6]}{'...' if len(self.categories) > 6 else ''} have no dotted "
                              f"names (comp.sys.mac -> comp -> comp.sys); name the categories with dots or give "
                              f"a taxonomy file (--taxonomy FILE, one 'parent<TAB>child' per line)")
@@ -186,7 +215,7 @@ class ProtocolData:
         if fold is None:
             fold = 0 if self.n_folds == 1 else None
         if fold is None or not 0 <= int(fold) < self.n_folds:
-            raise ValueError(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
+            raise self.error(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
         return self.topics.rows(self.folds != int(fold))
 
     def eval_rows(self, stage: str) -> np.ndarray:

@@ -1,7 +1,7 @@
 """One learner on one category: select the terms, fit, score the evaluation split.
 
 :func:`fit_unit` is the single routine behind the command line's tables, the workbench's training
-and tuning jobs and experiment manifests.  It reports EM progress through ``progress(info)`` and
+and tuning jobs, experiment manifests and the cells of a sweep.  It reports EM progress through ``progress(info)`` and
 stops cooperatively when ``should_stop()`` turns true (raising :class:`hbnlab._validation.Cancelled`).
 """
 from __future__ import annotations
@@ -26,7 +26,8 @@ _CALLBACKS = ("progress", "should_stop")
 @dataclass
 class FitResult:
     """A fitted estimator with its selected columns and terms, the evaluation scores with the
-    evaluation labels of the category, and timing."""
+    evaluation labels of the category, and timing (``seconds``: the fits only, summed over the
+    folds).  ``estimator`` is the first fold's model, ``estimators`` every fold's."""
 
     estimator: object
     columns: np.ndarray | None
@@ -35,6 +36,7 @@ class FitResult:
     y_eval: np.ndarray
     seconds: float
     stats: dict = field(default_factory=dict)
+    estimators: list = field(default_factory=list)
 
     @property
     def info(self) -> dict:
@@ -80,7 +82,7 @@ def _em_stats(est) -> dict:
 
 def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | None = 30, params: dict | None = None,
              stage: str = "test", scope: str = "local", random_state: int = 0, score: str = "proba",
-             progress=None, should_stop=None) -> FitResult:
+             progress=None, should_stop=None, class_name: str | None = None) -> FitResult:
     """Fit learner ``name`` for category ``label`` and score the evaluation split.
 
     Parameters
@@ -104,6 +106,8 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
         What ``FitResult.scores`` holds (see :data:`SCORE_KINDS`).
     progress, should_stop : callables, optional
         EM callbacks of the tree learners (ignored by learners without EM).
+    class_name : str, optional
+        The class node's name in a drawn network; default ``f"{label}TOPIC"``.
 
     Raises
     ------
@@ -132,16 +136,15 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
             hyper[key] = fn
     n_sel = len(cols) if cols is not None else n_features
     n_splits = data.n_splits(stage)
-    first, pooled, y_pooled, seconds = None, [], [], 0.0
+    gap = data.unlearnable(label, stage)
+    if gap is not None:
+        raise ValueError(f"class {label!r} has {gap[1]} positive documents in the {gap[0]} split; it cannot be learnt")
+    fitted, pooled, y_pooled, seconds = [], [], [], 0.0
     for fold in range(n_splits):
         split = data.split(stage, fold if stage == "validation" else None)
         y = split.Y_fit[:, j].astype(np.int8)
-        if y.min() == y.max():
-            where = "training" if stage == "test" else ("training-0" if n_splits == 1 else
-                                                         f"fitting part of validation fold {fold + 1}")
-            raise ValueError(f"class {label!r} has {'no' if y.max() == 0 else 'only'} positive documents in the "
-                             f"{where} split; it cannot be learnt")
-        est = name_nodes(make_classifier(name, n_sel, hyper, random_state), terms or None, f"{label}TOPIC")
+        est = name_nodes(make_classifier(name, n_sel, hyper, random_state), terms or None,
+                         f"{label}TOPIC" if class_name is None else class_name)
         context = {"topics": data.fit_topics(stage, fold if stage == "validation" else None),
                    "target": label} if row.needs_topics else {}
         t0 = time.perf_counter()
@@ -160,12 +163,12 @@ def fit_unit(data: ProtocolData, label: str, name: str, *, n_features: int | Non
         X_eval = split.X_eval
         pooled.append(est.predict_proba(X_eval)[:, 1] if score == "proba" else est.decision_function(X_eval))
         y_pooled.append(split.Y_eval[:, j])
-        if first is None:
-            first = est
+        fitted.append(est)
+    first = fitted[0]
     stats = _em_stats(first)
     if n_splits > 1:
         stats["cv_folds"] = n_splits
     if row.needs_topics:
         cols = np.asarray(first.selected_features_, dtype=np.int64)
         terms = [data.vocabulary[c] for c in cols]
-    return FitResult(first, cols, terms, np.concatenate(pooled), np.concatenate(y_pooled), seconds, stats)
+    return FitResult(first, cols, terms, np.concatenate(pooled), np.concatenate(y_pooled), seconds, stats, fitted)

@@ -140,23 +140,21 @@ def plan_test_cells(config: SweepConfig, data: SweepData, choices: Mapping | Non
     return cells
 
 
-_SPLIT_CACHE: dict = {}
-_SPLIT_LOCK = threading.Lock()
+_DATA_CACHE: dict = {}
+_DATA_LOCK = threading.Lock()
 
 
-def _cached_splits(shared: Mapping, stage: str):
-    """(SweepData, [(X_fit, Y_fit, X_eval, Y_eval) per fold]), cached per worker process by
-    fingerprint (one fold for the test stage and for a hold-out validation split)."""
-    key = (shared["fingerprint"], stage)
-    with _SPLIT_LOCK:
-        hit = _SPLIT_CACHE.get(key)
-        if hit is None:
+def _cached_data(shared: Mapping) -> SweepData:
+    """The :class:`SweepData` of a shared input, one per worker process (by fingerprint), so the
+    cells that follow reuse its split matrices."""
+    key = shared["fingerprint"]
+    with _DATA_LOCK:
+        data = _DATA_CACHE.get(key)
+        if data is None:
             data = SweepData.from_shared(shared)
-            hit = (data, [data.split(stage, k) for k in range(data.n_splits(stage))])
-            for old in [k for k in _SPLIT_CACHE if k[0] != key[0]]:  # keep one data set per process
-                del _SPLIT_CACHE[old]
-            _SPLIT_CACHE[key] = hit
-    return hit
+            _DATA_CACHE.clear()  # keep one data set per process
+            _DATA_CACHE[key] = data
+    return data
 
 
 def _finite_scores(s: np.ndarray) -> np.ndarray:
@@ -189,7 +187,7 @@ def sweep_cell_task(params: dict, ctx) -> dict:
     import resource
 
     from hbnlab.evaluation import breakeven_point
-    from hbnlab.models.catalog import make_classifier
+    from hbnlab.pipeline.fit import fit_unit
 
     t_task, c_task = time.perf_counter(), time.process_time()
     if repair_malloc_trim():
@@ -201,70 +199,60 @@ def sweep_cell_task(params: dict, ctx) -> dict:
     if shared["fingerprint"] != params["data"]:
         raise SweepError(f"sweep cell {params['cell']!r} expects data {params['data'][:16]}, "
                          f"the worker holds {shared['fingerprint'][:16]}")
-    stage = params["stage"]
-    data, splits = _cached_splits(shared, stage)
-    j = data.category_index(params["category"])
+    stage, category = params["stage"], params["category"]
+    data = _cached_data(shared)
     nf = int(params["n_features"])
     if nf > data.max_features:
         raise SweepError(f"n_features {nf} exceeds the {data.max_features} terms kept per category")
-    cols = data.ranked[j, :nf]
-    y_eval = np.concatenate([sp_[3][:, j] for sp_ in splits])
-    n_pos_fit = [int(sp_[1][:, j].sum()) for sp_ in splits]
+    y_eval = data.evaluation(stage)[0][:, data.category_index(category)]
+    n_splits = data.n_splits(stage)
     states = params.get("hidden_states", 2)
-    out = {"cell": params["cell"], "stage": stage, "category": params["category"],
+    out = {"cell": params["cell"], "stage": stage, "category": category,
            "classifier": params["classifier"], "B": params["B"], "alpha": params["alpha"], "n_features": nf,
-           "n_pos": int(y_eval.sum()), "n_eval": int(y_eval.size), "n_pos_fit": min(n_pos_fit)}
+           "n_pos": int(y_eval.sum()), "n_eval": int(y_eval.size),
+           "n_pos_fit": min(int(y.sum()) for y in data.fit_labels(category, stage))}
     if params["B"] is not None:
         out["hidden_states"] = states
-    if len(splits) > 1:
-        out["n_folds"] = len(splits)
-    for k, (_, Y_fit, _, _) in enumerate(splits):
-        y = Y_fit[:, j]
-        if y.min() == y.max():
-            # no classifier can be trained without a positive (or a negative) to fit on
-            where = ("training" if stage == "test" else "training-0" if len(splits) == 1
-                     else f"fitting part of validation fold {k + 1}")
-            out.update(breakeven=None, skipped=f"the {where} split has {'no' if y.max() == 0 else 'only'} "
-                                               f"positive document(s)")
-            return out
-    ctx.progress(message=f"fitting {params['classifier']} for {params['category']}", fraction=0.0)
+    if n_splits > 1:
+        out["n_folds"] = n_splits
+    gap = data.unlearnable(category, stage)
+    if gap is not None:
+        # no classifier can be trained without a positive (or a negative) to fit on
+        out.update(breakeven=None, skipped=f"the {gap[0]} split has {gap[1]} positive document(s)")
+        return out
+    ctx.progress(message=f"fitting {params['classifier']} for {category}", fraction=0.0)
     hyper = {}
     if params["B"] is not None:
         hyper = {"B": int(params["B"]), "alpha": float(params["alpha"]), "n_restarts": int(params["n_restarts"]),
                  "tol": float(params["tol"]), "hidden_states": states}
-    pooled, fit_seconds, est = [], 0.0, None
-    for X_fit, Y_fit, X_eval, _ in splits:
-        est = make_classifier(params["classifier"], nf, hyper, random_state=int(params["seed"]))
-        est_params = est.get_params()
-        if "feature_names" in est_params:
-            est.set_params(feature_names=[data.names[c] for c in cols], class_name=params["category"])
-        if "progress" in est_params:
-            def em_progress(info):
-                it, top = info.get("iteration", 0), info.get("max_iter") or 1
-                ctx.progress(message=f"EM iteration {it}", iteration=it, n_running=info.get("n_running"),
-                             fraction=min(1.0, it / top))
-            est.set_params(progress=em_progress, should_stop=ctx.should_stop)
-        t0 = time.perf_counter()
-        try:
-            est.fit(X_fit, Y_fit[:, j].astype(np.int8), selected_features=cols)
-        except Cancelled:
-            raise JobCancelled(f"sweep cell {params['cell']} cancelled during EM") from None
-        except ParameterError as e:
-            # a table above the estimator's limit (a search "auto" / "auto-holdout" at a large B):
-            # a validation cell records it as not fitted, as reproduce.three_phase_tuning does
-            if stage != "validation":
-                raise
-            out.update(breakeven=None, skipped=f"not fitted: {e}")
-            return out
-        fit_seconds += time.perf_counter() - t0
-        pooled.append(_finite_scores(est.decision_function(X_eval)))
-    scores = np.concatenate(pooled)
+
+    def em_progress(info):
+        it, top = info.get("iteration", 0), info.get("max_iter") or 1
+        ctx.progress(message=f"EM iteration {it}", iteration=it, n_running=info.get("n_running"),
+                     fraction=min(1.0, it / top))
+
+    try:
+        fit = fit_unit(data, category, params["classifier"], n_features=nf, params=hyper, stage=stage,
+                       random_state=int(params["seed"]), score="log_odds", progress=em_progress,
+                       should_stop=ctx.should_stop, class_name=category)
+    except Cancelled:
+        raise JobCancelled(f"sweep cell {params['cell']} cancelled during EM") from None
+    except ParameterError as e:
+        # a table above the estimator's limit (a search "auto" / "auto-holdout" at a large B):
+        # a validation cell records it as not fitted, as reproduce.three_phase_tuning does
+        if stage != "validation":
+            raise
+        out.update(breakeven=None, skipped=f"not fitted: {e}")
+        return out
+    scores = _finite_scores(fit.scores)
     be = breakeven_point(y_eval, scores) if y_eval.any() else float("nan")
     out.update(
         breakeven=None if not math.isfinite(be) else float(be),
-        fit_seconds=fit_seconds, task_seconds=time.perf_counter() - t_task, cpu_seconds=time.process_time() - c_task,
+        fit_seconds=fit.seconds, task_seconds=time.perf_counter() - t_task,
+        cpu_seconds=time.process_time() - c_task,
         maxrss_kb=int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss), pid=os.getpid(),
     )
+    est = fit.estimators[-1]  # the EM statistics of the last fold
     if hasattr(est, "em_result_"):
         lb = float(est.lower_bound_)
         out.update(n_iter=int(est.n_iter_), converged=bool(est.converged_),

@@ -2,77 +2,68 @@
 
 Term selection follows Karčiauskas 2002, sec. 4.1.2: information gain on the *whole* training
 set, for the validation cells too, computed once by
-:func:`hbnlab.pipeline.data.prepare`.  :class:`SweepData` keeps the term matrices
-restricted to the union of the categories' selected terms, the labels, the training-0 /
-validation split and the per-category rankings, with a fingerprint that names the exact data
-the cells saw.
+:func:`hbnlab.pipeline.data.prepare`.  :class:`SweepData` is that
+:class:`~hbnlab.pipeline.data.ProtocolData` restricted to the union of the categories' selected
+terms (the labels, the training-0 / validation split and the per-category rankings kept), with a
+fingerprint that names the exact data the cells saw.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
-from hbnlab.experiments.sweep.config import STAGES, SWEEP_FORMAT_VERSION, SweepConfig, SweepError
+from hbnlab.experiments.sweep.config import SWEEP_FORMAT_VERSION, SweepConfig, SweepError
+from hbnlab.pipeline.data import ProtocolData
+from hbnlab.text import IndexedCorpus
 
 __all__ = ["SweepData", "resolve_categories", "prepare_sweep_data", "sweep_categories"]
 
 
-@dataclass
-class SweepData:
-    """The arrays every cell needs, restricted to the terms any category selects.
+class SweepData(ProtocolData):
+    """A :class:`~hbnlab.pipeline.data.ProtocolData` restricted to the terms any category selects.
 
     ``ranked[j, :nf]`` are the columns (into ``X_train`` / ``X_test``) of the ``nf`` best terms of
-    category ``j`` by the whole-training-set scores (thesis sec. 4.1.2), best first.  ``folds`` are
-    the validation folds of the training rows (:attr:`hbnlab.pipeline.data.ProtocolData.folds`:
-    ``-1`` training-0, ``k >= 0`` measured in fold ``k``); a boolean training-0 mask is accepted.
+    category ``j`` by the whole-training-set scores (thesis sec. 4.1.2), best first; the
+    selection scores are these ranks (``scores[ranked[j, r], j] = max_features - r``, 0 for the
+    terms category ``j`` does not rank), so :meth:`selected_columns` gives ``ranked[j, :nf]``.
+    ``names`` are the kept terms (the vocabulary), ``folds`` the validation folds of the training
+    rows (:attr:`ProtocolData.folds`; a boolean training-0 mask is accepted), ``corpus_info`` the
+    protocol's counts.  Errors are :class:`SweepError`; :meth:`split` keeps its matrices for the
+    cells that follow in the same worker process.
     """
 
-    categories: list
-    names: list
-    X_train: sp.csr_matrix
-    X_test: sp.csr_matrix
-    Y_train: np.ndarray
-    Y_test: np.ndarray
-    folds: np.ndarray
-    ranked: np.ndarray
-    corpus_info: dict = field(default_factory=dict)
-    fingerprint: str = ""
+    error = SweepError
 
-    def __post_init__(self):
-        self.categories = [str(c) for c in self.categories]
-        self.names = [str(n) for n in self.names]
-        self.X_train = sp.csr_matrix(self.X_train, dtype=np.int8)
-        self.X_test = sp.csr_matrix(self.X_test, dtype=np.int8)
-        self.Y_train = np.asarray(self.Y_train, dtype=bool)
-        self.Y_test = np.asarray(self.Y_test, dtype=bool)
-        f = np.asarray(self.folds)
-        self.folds = (np.where(f, -1, 0) if f.dtype == bool else f).astype(np.int64)
-        self.ranked = np.asarray(self.ranked, dtype=np.int64)
-        k = len(self.categories)
-        if self.Y_train.shape != (self.X_train.shape[0], k) or self.Y_test.shape != (self.X_test.shape[0], k):
-            raise SweepError(f"labels: expected ({self.X_train.shape[0]}, {k}) and ({self.X_test.shape[0]}, {k}), "
-                             f"got {self.Y_train.shape} and {self.Y_test.shape}")
-        if self.folds.shape != (self.X_train.shape[0],):
-            raise SweepError(f"folds: expected {self.X_train.shape[0]} entries, got shape {self.folds.shape}")
-        r = self.ranked
-        if r.ndim != 2 or r.shape[0] != k or (r.size and r.max() >= len(self.names)):
-            raise SweepError(f"ranked: expected ({k}, max_features) column indices below {len(self.names)}")
-        if not self.fingerprint:
-            self.fingerprint = self.compute_fingerprint()
+    def __init__(self, categories, names, X_train, X_test, Y_train, Y_test, folds, ranked, corpus_info=None,
+                 fingerprint: str = ""):
+        categories = tuple(str(c) for c in categories)
+        names = tuple(str(n) for n in names)
+        ranked = np.asarray(ranked, dtype=np.int64)
+        if ranked.ndim != 2 or ranked.shape[0] != len(categories) or (ranked.size and ranked.max() >= len(names)):
+            raise SweepError(f"ranked: expected ({len(categories)}, max_features) column indices below {len(names)}")
+        scores = np.zeros((len(names), len(categories)))
+        if ranked.size:
+            np.put_along_axis(scores.T, ranked, np.arange(ranked.shape[1], 0, -1, dtype=np.float64)[None, :], axis=1)
+        indexed = IndexedCorpus(None, None, names, categories, (), (), sp.csr_matrix(X_train, dtype=np.int8),
+                                sp.csr_matrix(X_test, dtype=np.int8), np.asarray(Y_train, dtype=bool),
+                                np.asarray(Y_test, dtype=bool))
+        info = dict(corpus_info or {})
+        super().__init__(indexed, scores, folds, "rank", str(info.get("name", "")), False, "", info)
+        self.ranked = ranked
+        self._splits: dict = {}
+        self.fingerprint = fingerprint or self.compute_fingerprint()
 
     @property
-    def train0(self) -> np.ndarray:
-        """Training rows fitted on in the first validation fold (training-0 of a hold-out split)."""
-        return self.folds != 0
+    def names(self) -> list:
+        return list(self.vocabulary)
 
     @property
-    def n_folds(self) -> int:
-        return int(self.folds.max()) + 1 if self.folds.size and self.folds.max() >= 0 else 0
+    def corpus_info(self) -> dict:
+        return self.info
 
     def _folds_for_hash(self) -> np.ndarray:
         # a hold-out split hashes as the training-0 mask, so its fingerprint is that of a
@@ -101,12 +92,17 @@ class SweepData:
         data share one copy per worker)."""
         return f"sweep-data-{self.fingerprint[:16]}"
 
-    def category_index(self, category: str) -> int:
-        try:
-            return self.categories.index(category)
-        except ValueError:
-            raise SweepError(f"category {category!r} is not in the sweep data "
-                             f"({len(self.categories)} categories: {self.categories[:5]}...)") from None
+    def split(self, stage: str, fold: int | None = None):
+        """:meth:`ProtocolData.split`, kept for the next cell of the same data."""
+        key = (stage, fold)
+        hit = self._splits.get(key)
+        if hit is None:
+            hit = self._splits[key] = super().split(stage, fold)
+        return hit
+
+    def without_documents(self) -> SweepData:
+        """Itself: a sweep's data holds no documents."""
+        return self
 
     def to_shared(self) -> dict:
         """Plain dict of arrays (what :meth:`Runner.share` ships to the workers)."""
@@ -120,7 +116,7 @@ class SweepData:
                    d["folds"] if "folds" in d else d["train0"], d["ranked"], {}, d["fingerprint"])
 
     @classmethod
-    def from_protocol(cls, data, max_features: int) -> SweepData:
+    def from_protocol(cls, data: ProtocolData, max_features: int) -> SweepData:
         """Restrict a :class:`hbnlab.pipeline.data.ProtocolData` to the union of every
         category's ``max_features`` best terms."""
         if max_features < 1:
@@ -131,24 +127,6 @@ class SweepData:
         binary = lambda X: (sp.csr_matrix(X)[:, union] != 0).astype(np.int8).tocsr()  # noqa: E731
         return cls(list(data.categories), [data.vocabulary[c] for c in union], binary(data.X_train),
                    binary(data.X_test), data.Y_train, data.Y_test, data.folds, ranked, dict(data.info))
-
-    def n_splits(self, stage: str) -> int:
-        """Fits per cell: 1 for ``"test"``, the validation folds for ``"validation"``."""
-        if stage not in STAGES:
-            raise SweepError(f"stage must be one of {STAGES}, got {stage!r}")
-        return 1 if stage == "test" else self.n_folds
-
-    def split(self, stage: str, fold: int = 0):
-        """(X_fit, Y_fit, X_eval, Y_eval): training -> test, or validation fold ``fold``
-        (training-0 -> validation for a hold-out split)."""
-        if stage == "test":
-            return self.X_train, self.Y_train, self.X_test, self.Y_test
-        if stage == "validation":
-            if not 0 <= fold < self.n_folds:
-                raise SweepError(f"fold must be in 0..{self.n_folds - 1}, got {fold!r}")
-            ev = self.folds == fold
-            return self.X_train[~ev], self.Y_train[~ev], self.X_train[ev], self.Y_train[ev]
-        raise SweepError(f"stage must be one of {STAGES}, got {stage!r}")
 
 
 def resolve_categories(corpus, categories) -> list[str]:

@@ -13,6 +13,7 @@ from hbnlab.experiments import sweep as sw
 from hbnlab.experiments.sweep.cells import npy_load
 from hbnlab.experiments.sweep.run import _micro_macro
 from hbnlab.jobs import JobSpec, run_inline
+from hbnlab.pipeline.data import ProtocolData
 
 
 # --------------------------------------------------------------------------- configuration
@@ -167,8 +168,10 @@ def test_sweep_data_keeps_the_selected_terms_of_every_category(syn_protocol, syn
         np.testing.assert_array_equal(d.X_train[:, d.ranked[j]].toarray(), (p.X_train[:, full] != 0).toarray())
         np.testing.assert_array_equal(d.X_test[:, d.ranked[j]].toarray(), (p.X_test[:, full] != 0).toarray())
     assert len(d.names) == len(np.unique(d.ranked))  # only the union of the selections is shipped
-    X_fit, Y_fit, X_eval, Y_eval = d.split("validation")
-    assert X_fit.shape[0] == d.train0.sum() and X_eval.shape[0] == (~d.train0).sum()
+    split = d.split("validation")
+    assert split.X_fit.shape[0] == d.train0.sum() and split.X_eval.shape[0] == (~d.train0).sum()
+    assert d.split("validation") is split  # kept for the next cell of the same worker
+    assert isinstance(d, ProtocolData) and d.selected_columns(d.categories[0], 4).tolist() == d.ranked[0, :4].tolist()
     with pytest.raises(sw.SweepError, match="'train'"):
         d.split("train")
 
@@ -224,6 +227,36 @@ def test_cell_task_matches_a_direct_fit(syn_protocol, syn_data, name, B, alpha, 
         assert ("tree.json" in ctx.artifacts) == (B is not None)
     else:
         assert not ctx.artifacts
+
+
+@pytest.mark.parametrize("name, B, alpha, states",
+                         [("HBN-AVG", 3, 0.05, 2), ("HBN-OR", 2, 0.09, 3), ("NB", None, None, 2)])
+@pytest.mark.parametrize("stage, cv", [("test", None), ("validation", None), ("validation", 3)])
+def test_cell_scores_are_fit_units(syn_corpus, name, B, alpha, states, stage, cv):
+    """A cell fits through :func:`hbnlab.pipeline.fit.fit_unit`: the same settings on the full
+    protocol data give bit-identical scores (the test cell's ``scores.npy``), breakeven, timing
+    field and EM statistics (of the last fold)."""
+    from hbnlab.evaluation import breakeven_point
+    from hbnlab.pipeline.data import prepare
+    from hbnlab.pipeline.fit import fit_unit
+
+    protocol = prepare(syn_corpus, categories=syn_corpus.categories(min_train=1, min_test=1), cv=cv)
+    data = sw.SweepData.from_protocol(protocol, 6)
+    cat, seed = "charlie", sw.cell_seed(0, "charlie", name)
+    cell = sw.Cell(stage, cat, name, 5, B, alpha, 3, 1e-4, seed, data.fingerprint, states)
+    outcome, ctx = _run_cell(cell, data)
+    assert outcome.state == "done", outcome.error
+    hyper = {} if B is None else {"B": B, "alpha": alpha, "n_restarts": 3, "tol": 1e-4, "hidden_states": states}
+    res = fit_unit(protocol, cat, name, n_features=5, params=hyper, stage=stage, random_state=seed, score="log_odds")
+    r = outcome.result
+    assert r["breakeven"] == breakeven_point(res.y_eval, res.scores)
+    assert (r["n_pos"], r["n_eval"], r.get("n_folds", 1)) == (int(res.y_eval.sum()), res.y_eval.size, cv or 1)
+    assert r["fit_seconds"] > 0 and len(res.estimators) == (cv or 1)
+    if B is not None:
+        last = res.estimators[-1]
+        assert (r["n_iter"], r["converged"], r["lower_bound"]) == (last.n_iter_, last.converged_, last.lower_bound_)
+    if stage == "test":
+        np.testing.assert_array_equal(npy_load(ctx.blobs[r["scores_sha256"]]), res.scores)
 
 
 def test_cell_without_training_positive_is_skipped(syn_data):
