@@ -50,7 +50,7 @@ def test_a_learner_without_a_grid_is_named(data):
 def test_table_rows_tune_only_what_the_row_does_not_fix(data):
     res = thesis.reproduce_table_4_10(data, [("KNN", None), ("SVM", 20)], row_params={("KNN", None): {"k": 5}})
     knn, svm = res["rows"]
-    assert knn["n_features"] == 0 and knn["params"]["k"] == 5 and knn["params"]["weighting"] in ("tf", "tfidf")
+    assert knn["n_features"] == "all" and knn["params"]["k"] == 5 and knn["params"]["weighting"] in ("tf", "tfidf")
     assert set(knn["tuning"]) == {"tf", "tfidf"}
     assert svm["params"]["C"] in learner("SVM").tuning["C"] and len(svm["tuning"]) == 6
     assert "KNN (all)" in thesis.format_table(res)
