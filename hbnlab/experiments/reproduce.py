@@ -95,33 +95,35 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
     (binary by default) keeps its phase-3 score at the chosen B.  Without ``k_grid`` the result has
     no ``"hidden_states"``.
 
-    Ties in the validation micro breakeven (as :func:`hbnlab.experiments.thesis.run_row` rounds
-    it, to 0.01) go, in phases 1 and 3, to the smaller alpha; in phase 2, to the B nearer 7, then
-    to the smaller B (5 before 9); in phase 4, to the earlier entry of ``k_grid``, then to the B
-    nearer 7, then to the smaller B.  ``tests/experiments/test_choice_rules.py`` pins each rule."""
+    The cells are scored by :class:`hbnlab.experiments.thesis.ValidationCells` (validation micro
+    breakeven, rounded to 0.01, over the categories the split can score) and chosen by
+    :func:`hbnlab.experiments.thesis.best_of`.  Ties go, in phases 1 and 3, to the smaller alpha; in
+    phase 2, to the B nearer 7, then to the smaller B (5 before 9); in phase 4, to the earlier entry
+    of ``k_grid``, then to the B nearer 7, then to the smaller B.
+    ``tests/experiments/test_choice_rules.py`` pins each rule."""
     clustering = tree_parts(name)[1]
     params = dict(params or {})
     history = []
-    js = thesis.tunable_indices(data)
+    cells = thesis.ValidationCells(data, name, params=params, n_jobs=n_jobs,
+                                   category_indices=thesis.tunable_indices(data))
 
     def score(B, alpha, **extra):
-        row = thesis.run_row(data, name, n_features, params={**params, "B": B, "alpha": alpha, **extra},
-                             stage="validation", n_jobs=n_jobs, category_indices=js)
-        history.append({"B": B, "alpha": alpha, **extra, "micro": row["micro"]})
+        micro = cells.micro(n_features, {"B": B, "alpha": alpha, **extra})
+        history.append({"B": B, "alpha": alpha, **extra, "micro": micro})
         log(f"    {name} B={B} alpha={alpha:g}" + "".join(f" {k}={v}" for k, v in extra.items())
-            + f": validation micro {row['micro']:.2f}")
-        return row["micro"]
+            + f": validation micro {micro:.2f}")
+        return micro
 
     grid = ALPHA_GRIDS[clustering]
     s1 = {a: score(7, a) for a in grid}
-    a1 = max(grid, key=lambda a: (s1[a], -a))
+    a1 = thesis.best_of(grid, s1.get, thesis.smaller)
     B_grid = pv.THESIS_B_GRID if B_grid is None else check_B_grid(B_grid)
     s2 = {B: (s1[a1] if B == 7 else score(B, a1)) for B in sorted({7, *B_grid})}
-    B = max(s2, key=lambda b: (s2[b], -abs(b - 7)))
+    B = thesis.best_of(s2, s2.get, thesis.nearer_7)
     step = (grid[1] - grid[0]) / 3
     fine = sorted({round(max(0.0, a1 + k * step), 6) for k in (-2, -1, 0, 1, 2)})
     s3 = {a: (s2[B] if a == a1 else score(B, a)) for a in fine}
-    a3 = max(fine, key=lambda a: (s3[a], -a))
+    a3 = thesis.best_of(fine, s3.get, thesis.smaller)
     if k_grid is None:
         return {"B": B, "alpha": a3, "history": history}
     ks = check_k_grid(k_grid)
@@ -144,7 +146,7 @@ def three_phase_tuning(data, name: str, *, n_features: int | None = 30, params=N
                 log(f"    {name} B={b} alpha={a3:g} hidden_states={k}: not fitted ({why})")
     if not s4:
         raise ValueError(f"{name}: no number of hidden states in {list(ks)} can be fitted at B in {sorted(B_grid)}")
-    k4, B4 = max(s4, key=lambda c: (s4[c], -ks.index(c[0]), -abs(c[1] - 7)))
+    k4, B4 = thesis.best_of(s4, s4.get, lambda c: -ks.index(c[0]), lambda c: thesis.nearer_7(c[1]))
     return {"B": B4, "alpha": a3, "hidden_states": k4, "history": history}
 
 

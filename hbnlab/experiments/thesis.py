@@ -30,7 +30,7 @@ from hbnlab.pipeline.fit import fit_unit
 
 __all__ = ["run_row", "tune_on_validation", "tuning_label", "reproduce_table_4_10", "sweep_features", "format_table",
            "DEFAULT_TABLE_4_10_ROWS", "thesis_values_apply", "tunable_indices", "choose_terms_per_class",
-           "terms_label", "per_class_terms_row"]
+           "terms_label", "per_class_terms_row", "ValidationCells", "best_of", "smaller", "nearer_7"]
 
 
 def thesis_values_apply(data: ProtocolData) -> bool:
@@ -149,6 +149,50 @@ def per_class_terms_row(result: Mapping, source: str = "the result") -> dict:
     raise ValueError(f"{source}: no row with terms chosen per class")
 
 
+class ValidationCells:
+    """The cells of one learner's tuning grid, each a number of terms and settings over ``params``
+    (B, alpha, the hidden states, C, k ...), trained on training-0 and scored on the validation split
+    over ``category_indices`` (:func:`tunable_indices`) the way :func:`run_row` scores a row: micro
+    and per-class breakeven, rounded to 0.01.  The tuning entry points score their grids here:
+    :func:`tune_on_validation`, :func:`choose_terms_per_class` and
+    :func:`hbnlab.experiments.reproduce.three_phase_tuning`."""
+
+    def __init__(self, data: ProtocolData, name: str, *, category_indices, params: dict | None = None,
+                 n_jobs: int = 1, random_state: int = 0):
+        self.data, self.name, self.params = data, name, params
+        self.category_indices, self.n_jobs, self.random_state = category_indices, n_jobs, random_state
+
+    def row(self, n_features, settings: dict | None = None) -> dict:
+        """The validation row of one cell: ``settings`` override ``params`` (none: ``params`` as given)."""
+        params = self.params if settings is None else {**(self.params or {}), **settings}
+        return run_row(self.data, self.name, n_features, params=params, stage="validation", n_jobs=self.n_jobs,
+                       random_state=self.random_state, category_indices=self.category_indices)
+
+    def micro(self, n_features, settings: dict | None = None) -> float:
+        """The validation micro breakeven of one cell."""
+        return self.row(n_features, settings)["micro"]
+
+
+def best_of(candidates, score, *prefer):
+    """The candidate of the highest ``score``; a tie goes to the candidate that the ``prefer`` keys
+    rank highest, the first key first (:func:`smaller`, :func:`nearer_7`), then to the candidate
+    listed first."""
+    if not prefer:
+        return max(candidates, key=score)
+    return max(candidates, key=lambda c: (score(c), *(p(c) for p in prefer)))
+
+
+def smaller(value):
+    """A ``prefer`` key of :func:`best_of`: the smaller value first."""
+    return -value
+
+
+def nearer_7(B):
+    """A ``prefer`` key of :func:`best_of`: the branching factor nearer the thesis's B = 7 first
+    (of two equally near, list the smaller first to have it win)."""
+    return -abs(B - 7)
+
+
 def tune_on_validation(data: ProtocolData, name: str, n_features: int | None, *, grid: dict | None = None,
                        params: dict | None = None, n_jobs: int = 1, log=None) -> tuple[dict, dict]:
     """Choose hyper-parameters by validation micro breakeven (thesis sec. 4.2.1, the SVM's C), over
@@ -164,17 +208,11 @@ def tune_on_validation(data: ProtocolData, name: str, n_features: int | None, *,
     if not grid:
         raise ValueError(f"{name}: no tuning grid; pass one, or choose a learner that has one: "
                          f"{[n for n, row in LEARNERS.items() if row.tuning]}")
-    js = tunable_indices(data, log)
-    keys = list(grid)
-    best, best_micro, curve = None, None, {}
-    for values in itertools.product(*(grid[k] for k in keys)):
-        combo = dict(zip(keys, values))
-        micro = run_row(data, name, n_features, params={**(params or {}), **combo}, stage="validation",
-                        n_jobs=n_jobs, category_indices=js)["micro"]
-        curve[tuning_label(combo)] = micro
-        if best_micro is None or micro > best_micro:
-            best, best_micro = combo, micro
-    return best, curve
+    cells = ValidationCells(data, name, params=params, n_jobs=n_jobs, category_indices=tunable_indices(data, log))
+    scored = [(combo, cells.micro(n_features, combo))
+              for combo in (dict(zip(grid, values)) for values in itertools.product(*grid.values()))]
+    best = best_of(scored, lambda s: s[1])[0]
+    return best, {tuning_label(combo): micro for combo, micro in scored}
 
 
 def choose_terms_per_class(data: ProtocolData, name: str, candidates, *, params: dict | None = None,
@@ -202,14 +240,12 @@ def choose_terms_per_class(data: ProtocolData, name: str, candidates, *, params:
     if len(set(candidates)) != len(candidates):
         raise ValueError(f"{name}: candidate numbers of terms repeat: {list(candidates)}")
     js = tunable_indices(data, log)
-    rows = [run_row(data, name, nf, params=params, stage="validation", n_jobs=n_jobs, random_state=random_state,
-                    category_indices=js) for nf in candidates]
-    curve = {_features_label(nf): {"micro": r["micro"], "per_class": r["per_class"]} for nf, r in zip(candidates, rows)}
+    cells = ValidationCells(data, name, params=params, n_jobs=n_jobs, random_state=random_state, category_indices=js)
+    rows = dict(zip(candidates, (cells.row(nf) for nf in candidates)))
+    curve = {_features_label(nf): {"micro": r["micro"], "per_class": r["per_class"]} for nf, r in rows.items()}
     chosen = {c: candidates[0] for c in data.categories}
-    for j in js:
-        c = data.categories[j]
-        scores = [r["per_class"][c] for r in rows]
-        chosen[c] = candidates[scores.index(max(scores))]
+    for c in (data.categories[j] for j in js):
+        chosen[c] = best_of(candidates, {nf: r["per_class"][c] for nf, r in rows.items()}.get)
     if log is not None:
         log(f"  {name}: terms per class chosen on validation from {terms_label(candidates)}: "
             + ", ".join(f"{c} {_features_label(n)}" for c, n in chosen.items()))
