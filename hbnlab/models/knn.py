@@ -62,8 +62,16 @@ __all__ = ["KNNBinaryClassifier", "WEIGHTINGS", "knn_weight_rows", "nearest_neig
 #: Term weightings of :class:`KNNBinaryClassifier`.
 WEIGHTINGS = ("tf", "tfidf", "logtfidf")
 
-#: Query rows scored per sparse product: bounds the dense (rows x training documents) block.
+#: Query rows scored per sparse product, at most: bounds the dense (rows x training documents) block.
 _BLOCK_ROWS = 512
+#: Bytes of one dense block of similarities, at most: with many training documents a block has fewer
+#: rows, so the memory of a search stays flat as the corpus grows.
+_BLOCK_BYTES = 64 * 2**20
+
+
+def _block_rows(n_train: int) -> int:
+    """Query rows per block: :data:`_BLOCK_ROWS`, fewer when a block would pass :data:`_BLOCK_BYTES`."""
+    return max(1, min(_BLOCK_ROWS, _BLOCK_BYTES // (8 * max(1, int(n_train)))))
 #: Neighbours kept per query in the cache when k is smaller: the catalogue's k grid tops at 60.
 NEIGHBOURS_KEPT = 64
 #: Above this k, the scores are summed from the neighbour mask block by block (no lists, no cache).
@@ -103,8 +111,12 @@ def nearest_neighbour_mask(S: np.ndarray, k: int) -> np.ndarray:
     kth = -np.partition(-S, k - 1, axis=1)[:, k - 1][:, None]
     above = S > kth
     tied = S == kth
-    need = k - above.sum(axis=1, keepdims=True)
-    return above | (tied & (np.cumsum(tied, axis=1) <= need))
+    need = k - above.sum(axis=1)
+    mask = above | tied
+    # rows with more ties at the k-th value than places left keep their first ``need`` tied columns
+    for r in np.flatnonzero(tied.sum(axis=1) > need):
+        mask[r, np.flatnonzero(tied[r])[need[r]:]] = False
+    return mask
 
 
 def _block_neighbours(Q: sp.csr_matrix, T: sp.csc_matrix, m: int):
@@ -112,8 +124,9 @@ def _block_neighbours(Q: sp.csr_matrix, T: sp.csc_matrix, m: int):
     nearest first, ties to the lower index; their similarities).  ``T`` is the transposed unit
     training rows."""
     n = T.shape[1]
-    for start in range(0, Q.shape[0], _BLOCK_ROWS):
-        rows = slice(start, start + _BLOCK_ROWS)
+    step = _block_rows(n)
+    for start in range(0, Q.shape[0], step):
+        rows = slice(start, start + step)
         S = (Q[rows] @ T).toarray()
         # the same mask as the streamed route: exactly m columns per row, in column order
         cols = np.nonzero(nearest_neighbour_mask(S, m))[1].reshape(S.shape[0], min(m, n))
@@ -308,8 +321,9 @@ class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         documents, similarities); ``X`` holds the selected columns."""
         Q = knn_weight_rows(as_count_matrix(X), self.idf_, self.weighting)
         T = self.train_vectors_.T.tocsc()
-        for start in range(0, Q.shape[0], _BLOCK_ROWS):
-            rows = slice(start, start + _BLOCK_ROWS)
+        step = _block_rows(T.shape[1])
+        for start in range(0, Q.shape[0], step):
+            rows = slice(start, start + step)
             S = (Q[rows] @ T).toarray()
             yield rows, Q[rows], nearest_neighbour_mask(S, self.k), S
 

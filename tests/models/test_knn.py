@@ -156,3 +156,32 @@ def test_negative_counts_are_refused():
     X[0, 0] = -1
     with pytest.raises(ValueError, match="Negative values"):
         KNNBinaryClassifier().fit(X, y)
+
+
+def test_blocks_are_sized_by_bytes_and_give_the_same_scores(monkeypatch):
+    """A dense block of similarities holds at most _BLOCK_BYTES (fewer query rows when there are many
+    training documents), and the scores do not depend on the block size."""
+    from hbnlab.models import knn as K
+
+    assert K._block_rows(1000) == K._BLOCK_ROWS
+    assert K._block_rows(300_000) * 8 * 300_000 <= K._BLOCK_BYTES < (K._block_rows(300_000) + 1) * 8 * 300_000
+    X, y, Q = _data(4, n=60, q=40)
+    want = KNNBinaryClassifier(k=7).fit(X, y).decision_function(Q)
+    monkeypatch.setattr(K, "_BLOCK_BYTES", 8 * 60 * 2)   # two query rows per block
+    assert K._block_rows(60) == 2
+    np.testing.assert_array_equal(KNNBinaryClassifier(k=7).fit(X, y).decision_function(Q), want)
+
+
+def test_neighbour_mask_keeps_the_first_tied_columns():
+    """Against the definition written out: the k largest per row, ties at the k-th value to the
+    lower column index (many ties: values on a coarse grid, most of them 0)."""
+    from hbnlab.models.knn import nearest_neighbour_mask
+
+    rng = np.random.RandomState(0)
+    S = np.round(rng.rand(40, 300), 1) * (rng.rand(40, 300) < 0.3)
+    for k in (1, 5, 60, 300):
+        want = np.zeros(S.shape, dtype=bool)
+        for r, row in enumerate(S):
+            order = sorted(range(S.shape[1]), key=lambda c: (-row[c], c))
+            want[r, order[:k]] = True
+        np.testing.assert_array_equal(nearest_neighbour_mask(S, k), want)
