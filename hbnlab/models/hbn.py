@@ -808,13 +808,14 @@ class HierarchicalNBClassifier(_TreeClassifier):
         + """
     Examples
     --------
+    Two groups of three terms, each group present together in its class's documents:
+
     >>> import numpy as np
-    >>> rng = np.random.RandomState(0)
-    >>> y = rng.randint(0, 2, 200)
-    >>> X = (rng.rand(200, 6) < np.where(y[:, None] == 1, 0.7, 0.2)).astype(int)
-    >>> clf = HierarchicalNBClassifier(B=3, n_features=None, n_restarts=4, random_state=0).fit(X, y)
-    >>> float(clf.score(X, y)) > 0.8
-    True
+    >>> y = np.tile([0, 1], 60)
+    >>> X = np.repeat(np.column_stack([y, 1 - y]), 3, axis=1)
+    >>> hnb = HierarchicalNBClassifier(B=2, n_features=None, n_restarts=2, random_state=0).fit(X, y)
+    >>> hnb.predict(X[:4]).tolist(), hnb.tree_.n_features
+    ([0, 1, 0, 1], 6)
     """
     )
 
