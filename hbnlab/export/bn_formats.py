@@ -587,39 +587,8 @@ def export_bn(model, fmt: str, path, *, vocabulary=None, label=None) -> Path:
     return write_text_atomic(Path(path), net.to_text(fmt))
 
 
-# =========================================================================== reference inference
-def brute_force_class_posterior(net: DiscreteNetwork, evidence: dict) -> float:
-    """P(class = 1 | evidence) by enumerating every unobserved variable (an oracle for tests and
-    small networks: exponential in the number of hidden / auxiliary variables)."""
-    hidden = [v for v in net.variables if v.name not in evidence and v.name != net.class_variable]
-    if sum(np.log2(len(v.states)) for v in hidden) > 22:
-        raise ValueError("too many unobserved variables to enumerate")
-    index = {v.name: k for k, v in enumerate(net.variables)}
-    cards = [len(v.states) for v in hidden]
-    n_cfg = int(np.prod(cards)) if cards else 1
-    # every unobserved configuration at once: columns of a (n_cfg, n_hidden) state matrix
-    grids = np.indices(cards).reshape(len(cards), -1).T if cards else np.zeros((1, 0), dtype=np.int64)
-    total = np.zeros(2)
-    for c in (0, 1):
-        states = np.zeros((n_cfg, len(net.variables)), dtype=np.int64)
-        for name, val in evidence.items():
-            states[:, index[name]] = int(val)
-        states[:, index[net.class_variable]] = c
-        for k, v in enumerate(hidden):
-            states[:, index[v.name]] = grids[:, k]
-        logp = np.zeros(n_cfg)
-        for v in net.variables:
-            idx = tuple(states[:, index[p]] for p in v.parents) + (states[:, index[v.name]],)
-            with np.errstate(divide="ignore"):
-                logp += np.log(np.asarray(v.table)[idx])
-        mx = logp.max()
-        total[c] = -np.inf if not np.isfinite(mx) else mx + np.log(np.exp(logp - mx).sum())
-    mx = total.max()
-    p = np.exp(total - mx)
-    return float(p[1] / p.sum())
 
 
 __all__ = ["FORMATS", "FORMAT_SUFFIX", "BINARY_STATES", "BN_LEARNERS", "BNExportError", "BNVariable",
            "DiscreteNetwork", "NameAllocator", "sanitize_name", "class_variable_name", "feature_variable_names",
-           "model_class_name", "network_from_model", "network_from_tree_parameters", "export_bn",
-           "brute_force_class_posterior"]
+           "model_class_name", "network_from_model", "network_from_tree_parameters", "export_bn"]

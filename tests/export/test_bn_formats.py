@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from bn_network_oracle import brute_force_class_posterior
 from export_helpers import BN_ROWS
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +17,6 @@ from hbnlab.export.bn_formats import (
     BNExportError,
     DiscreteNetwork,
     NameAllocator,
-    brute_force_class_posterior,
     class_variable_name,
     export_bn,
     feature_variable_names,
