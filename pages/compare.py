@@ -1,12 +1,12 @@
 """Compare: finished jobs side by side, and how sure each difference is."""
 import streamlit as st
 
-from hbnlab.app import services, widgets
+from hbnlab.app import job_outputs, widgets
 
 cfg = widgets.page_frame("Compare", "Two or more trained classifiers on the same documents: breakeven per class "
                          "side by side, and whether a difference is more than the luck of which documents "
                          "happen to be in the test set.")
-labels = services.comparable_systems()
+labels = job_outputs.comparable_systems()
 if len(labels) < 2:
     st.info("Compare needs at least two trained classifiers: train a job with two classifiers, or two jobs, "
             "on the Training page.")
@@ -21,8 +21,8 @@ if len(chosen) < 2:
     st.stop()
 picked = [labels[k] for k in chosen]
 with widgets.readable_errors():
-    table = services.compare_table(picked)
-    notes = services.compare_notes(picked)
+    table = job_outputs.compare_table(picked)
+    notes = job_outputs.compare_notes(picked)
 st.subheader("Breakeven (%) side by side")
 for note in notes:
     st.warning(widgets.md_escape(note), icon=":material/swap_horiz:")
@@ -31,7 +31,7 @@ st.dataframe(widgets.points_styler(table, signed=[c for c in table.columns if "â
              key="c_table", height=widgets.table_height(table))
 with widgets.readable_errors():
     for job_id, classifier in picked:
-        for note in services.baseline_notes([(job_id, classifier)]):
+        for note in job_outputs.baseline_notes([(job_id, classifier)]):
             text = widgets.md_escape(f"#{job_id} Â· {note.text()}")
             if note.below_nb:
                 st.warning(text, icon=":material/warning:")
@@ -44,17 +44,17 @@ other = c1.selectbox("Against the reference", chosen[1:], key="c_other")
 n_boot = c2.select_slider("Resamples", [200, 500, 1000, 2000], value=1000, key="c_boot")
 threshold = c3.slider("McNemar threshold on P(class | document)", 0.05, 0.95, 0.5, 0.05, key="c_threshold")
 with widgets.readable_errors():
-    unpaired = services.unpaired_reason(labels[chosen[0]], labels[other])
+    unpaired = job_outputs.unpaired_reason(labels[chosen[0]], labels[other])
 if unpaired:
     st.warning(widgets.md_escape(unpaired), icon=":material/block:")
     st.stop()
 with widgets.readable_errors():
-    boot, mc = services.paired_comparison(labels[chosen[0]], labels[other], n_boot=n_boot, threshold=threshold)
-st.info(services.compare_verdict(boot, chosen[0], other))
-pair_note = services.pair_class_note(picked, labels[chosen[0]], labels[other])
+    boot, mc = job_outputs.paired_comparison(labels[chosen[0]], labels[other], n_boot=n_boot, threshold=threshold)
+st.info(job_outputs.compare_verdict(boot, chosen[0], other))
+pair_note = job_outputs.pair_class_note(picked, labels[chosen[0]], labels[other])
 if pair_note:
     st.warning(widgets.md_escape(pair_note), icon=":material/rule:")
-st.dataframe(widgets.points_styler(services.bootstrap_frame(boot, chosen[0], other),
+st.dataframe(widgets.points_styler(job_outputs.bootstrap_frame(boot, chosen[0], other),
                                    signed=["difference", "95% low", "95% high"], points=[chosen[0], other]),
              key="c_boot_table")
 st.caption(f"Paired bootstrap: the evaluation documents are resampled with replacement {n_boot} times (seeded), "

@@ -1,7 +1,7 @@
 """Evaluation: breakeven per class x classifier, PR curves, 11-point precision, F1@k, thresholds."""
 import streamlit as st
 
-from hbnlab.app import charts, services, widgets
+from hbnlab.app import charts, job_outputs, widgets
 
 cfg = widgets.page_frame("Evaluation", "Precision/recall breakeven per class with micro and macro averages "
                          "(thesis sec. 4.1.3), ranking measures of de Campos et al., and decision thresholds.")
@@ -11,7 +11,7 @@ st.caption(f"Job #{job_id} · {widgets.md_escape(out.corpus_name)} · evaluated 
            f"({len(out.doc_ids)} documents)")
 
 st.subheader("Breakeven (%)")
-table = services.breakeven_table(job_id)
+table = job_outputs.breakeven_table(job_id)
 if out.compare_with_thesis():
     st.caption("Columns `thesis ...`: Karčiauskas (2002), Table 4.10, beside ours.")
 st.dataframe(table, key="e_breakeven", height=widgets.table_height(table),
@@ -24,7 +24,7 @@ for note in out.baseline_notes(table):
 st.plotly_chart(charts.breakeven_bars(table), key="e_bars")
 
 st.subheader("Ranking measures (%)")
-ranking = services.ranking_table(job_id)
+ranking = job_outputs.ranking_table(job_id)
 st.dataframe(ranking, key="e_ranking", height=widgets.table_height(ranking),
              column_config={c: st.column_config.NumberColumn(format="%.1f") for c in ranking.columns})
 st.caption("11-point average precision and F1@k rank the trained classes for each document "
@@ -33,17 +33,17 @@ st.caption("11-point average precision and F1@k rank the trained classes for eac
 st.subheader("Precision-recall curves")
 c1, c2 = st.columns(2)
 label = c1.selectbox("Class", out.classes, key="e_class")
-curves = services.pr_curves(job_id, label)
+curves = job_outputs.pr_curves(job_id, label)
 c1.plotly_chart(charts.pr_curves(curves, title=f"{label}: precision-recall, breakeven marked"), key="e_pr")
 with c2:
     classifier = st.selectbox("Classifier", out.classifiers, key="e_classifier")
     threshold = st.slider("Decision threshold on P(class | document)", 0.0, 1.0, 0.5, 0.01, key="e_threshold")
-    stats = services.threshold_stats(job_id, label, classifier, threshold)
+    stats = job_outputs.threshold_stats(job_id, label, classifier, threshold)
     m = st.columns(3)
     m[0].metric("precision", f"{stats['precision']:.3f}")
     m[1].metric("recall", f"{stats['recall']:.3f}")
     m[2].metric("F1", f"{stats['F1']:.3f}")
     st.caption(f"{stats['assigned']} documents assigned to {widgets.md_escape(label)}; {stats['positives']} truly are.")
-    t, p, r, f1 = services.threshold_curve(job_id, label, classifier)
+    t, p, r, f1 = job_outputs.threshold_curve(job_id, label, classifier)
     st.plotly_chart(charts.threshold_curve(t, p, r, f1, current=threshold, title=f"{classifier} on {label}"),
                     key="e_threshold_curve")

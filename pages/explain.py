@@ -1,7 +1,7 @@
 """Explain: why did the model give this document this score?"""
 import streamlit as st
 
-from hbnlab.app import charts, services, state, widgets
+from hbnlab.app import charts, job_outputs, services, state, widgets
 
 cfg = widgets.page_frame("Explain", "Pick a test document: see the model's terms in the text, the tree coloured "
                          "by P(node = 1 | document) with each subtree's contribution, and the terms that push "
@@ -11,11 +11,11 @@ job_id, out = widgets.finished_job_outputs(key="x_job")
 c1, c2 = st.columns([1, 2])
 with c1:
     unit = widgets.unit_picker(out, key="x_unit")
-label, classifier = services.unit_parts(unit)
+label, classifier = job_outputs.unit_parts(unit)
 with c2:
     query = st.text_input("Find a document by id or text", key="x_query",
                           placeholder=f"e.g. a word typical of {label}")
-docs = services.ranked_documents(job_id, unit, query)
+docs = job_outputs.ranked_documents(job_id, unit, query)
 st.caption(f"{len(docs)} evaluation document(s), highest P({widgets.md_escape(label)} | document) first")
 st.dataframe(docs.head(200), hide_index=True, height=220, key="x_docs",
              column_config={"score": st.column_config.NumberColumn(f"P({label} | doc)", format="%.3f")})
@@ -27,7 +27,7 @@ doc_id = st.selectbox("Document", ids, index=ids.index(remembered) if remembered
 state.remember(state.EXPLAIN_DOC, doc_id)
 
 with widgets.readable_errors():
-    ex = services.explain(job_id, unit, doc_id)
+    ex = job_outputs.explain(job_id, unit, doc_id)
 verdict = st.success if (ex.probability >= 0.5) == ex.true_label else st.warning
 verdict(widgets.md_escape(ex.verdict))
 m = st.columns(3)

@@ -3,7 +3,7 @@ import json
 
 import streamlit as st
 
-from hbnlab.app import services, widgets
+from hbnlab.app import job_outputs, services, widgets
 
 cfg = widgets.page_frame("Export", "Download what a training job produced.")
 job_id, out = widgets.finished_job_outputs(key="p_job")
@@ -11,8 +11,8 @@ prefix = f"hbnlab-job{job_id}" + ("-synthetic" if out.synthetic else "")
 
 st.subheader("Report")
 with widgets.readable_errors():
-    report_md = services.markdown_report(job_id)
-    report_html = services.html_report(job_id)
+    report_md = job_outputs.markdown_report(job_id)
+    report_html = job_outputs.html_report(job_id)
 c1, c2 = st.columns(2)
 c1.download_button("Download the report (Markdown)", report_md, file_name=f"{prefix}-report.md",
                    mime="text/markdown", key="p_report_md", icon=":material/description:", on_click="ignore")
@@ -22,7 +22,7 @@ with st.expander("Preview"):
     st.markdown(report_md)
 
 st.subheader("Tables (CSV)")
-tables = services.export_tables(job_id)
+tables = job_outputs.export_tables(job_id)
 cols = st.columns(len(tables))
 for col, (name, data) in zip(cols, tables.items()):
     col.download_button(name, data, file_name=f"{prefix}-{name}", mime="text/csv", key=f"p_csv_{name}",
@@ -32,9 +32,9 @@ st.subheader("Models")
 unit = widgets.unit_picker(out, key="p_unit")
 info = out.unit(unit)
 with widgets.readable_errors():  # a deleted or damaged model file: a message, not a traceback
-    model = services.model_bytes(info["model"])
-    networks = services.bn_files(info["model"])
-st.download_button(f"Download the model {widgets.md_escape(' · '.join(services.unit_parts(unit)))}", model,
+    model = job_outputs.model_bytes(info["model"])
+    networks = job_outputs.bn_files(info["model"])
+st.download_button(f"Download the model {widgets.md_escape(' · '.join(job_outputs.unit_parts(unit)))}", model,
                    file_name=f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}.{services.MODEL_SUFFIX}",
                    mime="application/octet-stream", key="p_model", icon=":material/download:", on_click="ignore")
 st.caption(services.MODEL_FORMAT_NOTE)

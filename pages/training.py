@@ -2,7 +2,7 @@
 import streamlit as st
 
 from hbnlab import bounds
-from hbnlab.app import charts, services, state, widgets
+from hbnlab.app import charts, job_outputs, services, state, widgets
 from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
 from hbnlab.pipeline.config import (
     CHILDREN_SELECT_CHOICES,
@@ -182,8 +182,8 @@ if job_id is None:
     st.caption("Traces appear here when a training job has finished.")
 else:
     with widgets.readable_errors():
-        traces = services.em_traces(job_id)
-        units = services.train_outputs(job_id).units_frame()
+        traces = job_outputs.em_traces(job_id)
+        units = job_outputs.train_outputs(job_id).units_frame()
     st.dataframe(widgets.points_styler(units, points=["breakeven (%)", "seconds", "log-likelihood"],
                                        whole=["EM iterations"]), hide_index=True, key="t_units")
     if traces:

@@ -1,7 +1,7 @@
 """Tuning: B x alpha (x number of terms x hidden states) grids on the training-0 / validation split."""
 import streamlit as st
 
-from hbnlab.app import charts, services, state, widgets
+from hbnlab.app import charts, job_outputs, services, state, widgets
 from hbnlab.pipeline.config import HIDDEN_STATES_CHOICES, STRUCTURE_ALGORITHMS, clustering_of, costly_tuning_cells
 
 cfg = widgets.page_frame("Tuning", "The thesis tunes B and alpha by validation micro breakeven: fit on "
@@ -18,7 +18,7 @@ with st.form("tune_form"):
                              index=available.index(cfg.algorithm) if cfg.algorithm in available else 0, key="u_algo")
     classes = c2.multiselect("Classes", data.categories, default=[c for c in data.categories if c not in untunable],
                              key="u_classes")
-    grid = services.alpha_grid(clustering_of(algorithm))
+    grid = job_outputs.alpha_grid(clustering_of(algorithm))
     c1, c2, c3, c4 = st.columns(4)
     B_values = c1.multiselect("B values", list(range(2, 13)), default=[3, 5, 7, 9], key="u_B")
     alpha_text = c2.text_input("alpha values (comma separated)", value=", ".join(f"{a:g}" for a in grid),
@@ -52,7 +52,7 @@ def _submit(grid: dict):
 if submitted:
     state.remember(PENDING, None)
     with widgets.readable_errors(stop=False):
-        alphas = services.parse_alpha_values(alpha_text, clustering_of(algorithm))
+        alphas = job_outputs.parse_alpha_values(alpha_text, clustering_of(algorithm))
         if not B_values or not nf_values or not k_values or not classes:
             raise ValueError("choose at least one B value, one number of terms, one number of hidden states and "
                              "one class")
@@ -98,7 +98,7 @@ if job_id is None:
     st.caption("The heatmap appears when a tuning job has finished.")
     st.stop()
 result = services.get_job(job_id).result
-cells = services.tuning_cells(job_id)
+cells = job_outputs.tuning_cells(job_id)
 best = result["best"]
 best_k = str(best.get("hidden_states", 2))
 several_k = cells["hidden_states"].nunique() > 1
@@ -116,14 +116,14 @@ if "tied_with_best" in cells:
                "the best: the 95% paired-bootstrap interval of their difference to the best cell, over the "
                "validation documents, holds 0 (hover a cell for its interval). Do not read a ranking into them.")
 if st.button("Train the best cell on the full training set", type="primary", key="u_train_best"):
-    new = state.set_config(services.config_with_cell(result))
+    new = state.set_config(job_outputs.config_with_cell(result))
     with widgets.readable_errors():
         tid, already = widgets.submit_job(services.submit_train, new, classes=result["classes"],
                                           classifiers=[result["classifier"]])
     state.remember(state.LAST_TRAIN_JOB, tid)
     st.success(already or f"Submitted training job #{tid} with B = {best['B']}, alpha = {best['alpha']:g}{states}; "
                "follow it on the Training page.")
-per_class = services.per_class_frame(result)
+per_class = job_outputs.per_class_frame(result)
 if not per_class.empty:
     st.subheader("Each class's own best cell")
     st.dataframe(per_class, hide_index=True, key="u_per_class", column_config=widgets.per_class_columns())
@@ -135,8 +135,8 @@ if not per_class.empty:
     if st.button("Train each class with its own best cell", key="u_train_per_class"):
         with widgets.readable_errors():
             tid, already = widgets.submit_job(
-                services.submit_train, services.config_with_cell(result), classes=result["classes"],
-                classifiers=[result["classifier"]], class_settings=services.per_class_settings(result),
+                services.submit_train, job_outputs.config_with_cell(result), classes=result["classes"],
+                classifiers=[result["classifier"]], class_settings=job_outputs.per_class_settings(result),
                 label=f"train {result['classifier']}, each class with its own best cell")
         state.remember(state.LAST_TRAIN_JOB, tid)
         st.success(already or f"Submitted training job #{tid}; follow it on the Training page.")

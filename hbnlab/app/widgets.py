@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from hbnlab.app import services, state, views
+from hbnlab.app import job_outputs, services, state, views
 from hbnlab.app.views.compare import p_text, signed_text
 from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
@@ -355,7 +355,7 @@ def job_picker_key(key: str, newest: int) -> str:
 
 def unit_picker(outputs, *, key: str, label: str = "Model") -> str:
     """Select one trained unit ``"class|classifier"`` of a train job."""
-    return st.selectbox(label, outputs.columns, key=key, format_func=lambda k: " · ".join(services.unit_parts(k)))
+    return st.selectbox(label, outputs.columns, key=key, format_func=lambda k: " · ".join(job_outputs.unit_parts(k)))
 
 
 # --------------------------------------------------------------------------- jobs
@@ -521,6 +521,6 @@ def finished_job_outputs(key: str):
         st.info("No finished training job yet: train one on the Training page.")
         st.stop()
     with readable_errors():
-        out = services.train_outputs(job_id)
+        out = job_outputs.train_outputs(job_id)
     synthetic_notice(out.synthetic)
     return job_id, out

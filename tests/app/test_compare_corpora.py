@@ -78,7 +78,7 @@ def test_jobs_without_a_recorded_fingerprint_are_told_apart_by_corpus_name():
 def test_services_give_no_paired_verdict_for_jobs_of_different_corpora(data_home):
     """Two real training jobs on synthetic corpora of seeds 0 and 7 (the same size: the same
     document ids): the services refuse the paired comparison with a message naming both."""
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs, services
 
     base = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=1)
     ids = [services.submit_train(cfg, classes=["alpha"], classifiers=["NB"])
@@ -86,15 +86,15 @@ def test_services_give_no_paired_verdict_for_jobs_of_different_corpora(data_home
     recs = wait_for_jobs(180, ids=ids)
     assert all(r.state == "done" for r in recs), [r.error for r in recs]
     first, second = ids
-    a, b = services.train_outputs(first), services.train_outputs(second)
+    a, b = job_outputs.train_outputs(first), job_outputs.train_outputs(second)
     assert a.doc_ids == b.doc_ids and a.result["fingerprint"] != b.result["fingerprint"]
 
-    reason = services.unpaired_reason((first, "NB"), (second, "NB"))
+    reason = job_outputs.unpaired_reason((first, "NB"), (second, "NB"))
     assert f"#{first} · NB and #{second} · NB were trained on different corpora" in reason
     assert "synthetic (seed 0, 600 documents)" in reason and "synthetic (seed 7, 600 documents)" in reason
     with pytest.raises(ValueError, match="trained on different corpora"):
-        services.paired_comparison((first, "NB"), (second, "NB"), n_boot=200)
-    table = services.compare_table([(first, "NB"), (second, "NB")])
+        job_outputs.paired_comparison((first, "NB"), (second, "NB"), n_boot=200)
+    table = job_outputs.compare_table([(first, "NB"), (second, "NB")])
     assert list(table.columns) == [f"#{first} · NB", f"#{second} · NB (other corpus)"]
-    (note,) = services.compare_notes([(first, "NB"), (second, "NB")])
+    (note,) = job_outputs.compare_notes([(first, "NB"), (second, "NB")])
     assert "seed 7" in note and "seed 0" in note

@@ -16,7 +16,7 @@ def _training_page(app):
 
 
 def test_em_speed_options_reach_the_trained_models(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs
 
     _training_page(app)
     assert app.selectbox(key="t_em_acceleration").value == "none"
@@ -43,7 +43,7 @@ def test_em_speed_options_reach_the_trained_models(app):
     assert (config["em_acceleration"], config["screen_iter"], config["screen_keep"], config["n_restarts"]) == (
         "squarem", 2, 2, 4)
     units = {u["classifier"]: u for u in rec.result["units"]}
-    est, meta = services.unit_model(units["HBN-OR"]["model"])
+    est, meta = job_outputs.unit_model(units["HBN-OR"]["model"])
     assert (est.acceleration, est.screen_iter, est.screen_keep) == ("squarem", 2, 2)
     settings = est.em_result_.settings
     assert settings["acceleration"] == "squarem"
@@ -92,7 +92,7 @@ def test_the_markdown_report_names_the_em_speed_options_only_when_they_are_on():
 
 
 def test_the_hnb_start_reaches_the_hnb_learners_and_the_report(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs
     from hbnlab.app.views.export import _tree_settings_line
 
     _training_page(app)
@@ -105,8 +105,8 @@ def test_the_hnb_start_reaches_the_hnb_learners_and_the_report(app):
     (rec,) = wait_for_jobs(120)
     assert rec.state == "done", rec.error
     units = {u["classifier"]: u for u in rec.result["units"]}
-    hnb, _ = services.unit_model(units["HNB-DEP"]["model"])
-    hbn, _ = services.unit_model(units["HBN-DEP"]["model"])
+    hnb, _ = job_outputs.unit_model(units["HNB-DEP"]["model"])
+    hbn, _ = job_outputs.unit_model(units["HBN-DEP"]["model"])
     assert hnb.init == "hbn" and hnb.em_result_.n_restarts == 1
     assert hbn.init == "random" and hbn.em_result_.n_restarts == 4
     line = _tree_settings_line(rec.result["config"], ["HNB-DEP", "HBN-DEP"])
@@ -116,7 +116,7 @@ def test_the_hnb_start_reaches_the_hnb_learners_and_the_report(app):
 
 
 def test_the_hidden_states_reach_the_tree_learners_the_url_and_the_report(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs
     from hbnlab.app.views.export import _tree_settings_line
 
     _training_page(app)
@@ -131,7 +131,7 @@ def test_the_hidden_states_reach_the_tree_learners_the_url_and_the_report(app):
     assert rec.state == "done", rec.error
     units = {u["classifier"]: u for u in rec.result["units"]}
     for name in ("HNB-OR", "HBN-OR"):
-        model, _ = services.unit_model(units[name]["model"])
+        model, _ = job_outputs.unit_model(units[name]["model"])
         assert model.hidden_states == 3
         assert {model.tree_.cardinality(i) for i in model.tree_.hidden_nodes()} == {3}
     line = _tree_settings_line(rec.result["config"], ["HNB-OR", "HBN-OR"])

@@ -13,7 +13,7 @@ NETWORK_BUTTONS = ["Bayesian network (BIF)", "Bayesian network (XMLBIF)", "Bayes
 
 
 def test_export_page_offers_the_network_files_of_bn_learners_only(app, tmp_path):
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs, services
     from hbnlab.app.views.export import BN_FILES, bn_files
     from hbnlab.export import export_bn, load_model
     from hbnlab.export.bn_formats import FORMATS
@@ -37,8 +37,8 @@ def test_export_page_offers_the_network_files_of_bn_learners_only(app, tmp_path)
 
     # the page's files are the CLI's (hbnlab export-model): two routes, one text
     assert tuple(BN_FILES) == FORMATS
-    model = services.train_outputs(job).unit("alpha|HBN-OR")["model"]
-    data = services.model_bytes(model)
+    model = job_outputs.train_outputs(job).unit("alpha|HBN-OR")["model"]
+    data = job_outputs.model_bytes(model)
     files = bn_files(data)
     path = tmp_path / "m.hbnlab"
     path.write_bytes(data)
@@ -48,4 +48,4 @@ def test_export_page_offers_the_network_files_of_bn_learners_only(app, tmp_path)
     root = ET.fromstring(files["xmlbif"].split("?>", 1)[-1])
     names = [v.findtext("NAME") for v in root.iter("VARIABLE")]
     assert "alphaTOPIC" in names and len(names) > CFG.n_features
-    assert bn_files(services.model_bytes(services.train_outputs(job).unit("alpha|SVM")["model"])) == {}
+    assert bn_files(job_outputs.model_bytes(job_outputs.train_outputs(job).unit("alpha|SVM")["model"])) == {}

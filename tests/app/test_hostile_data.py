@@ -96,9 +96,9 @@ def _assert_csv_downloads_neutralised(job_id):
     import csv
     import io
 
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs
 
-    tables = services.export_tables(job_id)
+    tables = job_outputs.export_tables(job_id)
     scores = list(csv.DictReader(io.StringIO(tables["test_scores.csv"].decode("utf-8"))))
     ids = [r["doc_id"] for r in scores]
     formulas = [i for i in ids if i.startswith("'=")]

@@ -6,7 +6,7 @@ from app_testutil import wait_for_jobs
 
 
 def test_explain_and_search_parse_the_jobs_config_at_most_once(data_home, monkeypatch):
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs, services
     from hbnlab.pipeline.config import ExperimentConfig
 
     cfg = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=1)
@@ -16,10 +16,10 @@ def test_explain_and_search_parse_the_jobs_config_at_most_once(data_home, monkey
     calls = []
     real = ExperimentConfig.from_dict.__func__
     monkeypatch.setattr(ExperimentConfig, "from_dict", classmethod(lambda cls, d: calls.append(1) or real(cls, d)))
-    out = services.train_outputs(job_id)
+    out = job_outputs.train_outputs(job_id)
     assert out.config == ExperimentConfig.from_dict(rec.result["config"])
     calls.clear()
     doc = out.doc_ids[0]
-    services.explain(job_id, "alpha|HBN-OR", doc)
-    services.ranked_documents(job_id, "alpha|NB", query="alpha")
+    job_outputs.explain(job_id, "alpha|HBN-OR", doc)
+    job_outputs.ranked_documents(job_id, "alpha|NB", query="alpha")
     assert len(calls) <= 1, f"the job's config was parsed {len(calls)} times"

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # An "app process": the workbench's services in bare mode (no browser), submitting one job.
 APP_PROCESS = textwrap.dedent("""
     import json, os, signal, sys, time
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs, services
     from hbnlab.pipeline.config import ExperimentConfig
 
     cfg = ExperimentConfig(**json.loads(sys.argv[1]))
@@ -50,10 +50,10 @@ def _app_process(data_home, cfg: dict, classifiers, mode):
 
 
 def _check_models_load(job_id):
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs, services
     from hbnlab.pipeline import tasks as T
 
-    out = services.train_outputs(job_id)
+    out = job_outputs.train_outputs(job_id)
     data = services.experiment(services.ExperimentConfig.from_dict(out.result["config"]))
     X_eval = data.split(out.stage)[2]
     for k, key in enumerate(out.columns):

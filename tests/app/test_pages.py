@@ -311,7 +311,7 @@ def test_tuning_over_terms_shows_each_class_its_own_cell_and_trains_with_it(app)
 
 
 def test_tuning_over_hidden_states_draws_a_grid_per_number_and_trains_with_the_chosen_one(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_outputs
 
     _run_tuning_grid(app, "0, 0.05", [10], states=[3, 2])
     assert any("4 cells x 2 classes" in s for s in _texts(app, "success"))
@@ -332,12 +332,12 @@ def test_tuning_over_hidden_states_draws_a_grid_per_number_and_trains_with_the_c
     assert any(f"hidden states {best['hidden_states']} — validation" in s for s in _texts(app, "success"))
     table = frame_with(app, "class", "terms")
     assert list(table.columns[:3]) == ["class", "terms", "hidden states"]
-    assert services.config_with_cell(rec.result).hidden_states == best["hidden_states"]
+    assert job_outputs.config_with_cell(rec.result).hidden_states == best["hidden_states"]
     app.button(key="u_train_per_class").click().run()
     no_exceptions(app)
     train = [r for r in wait_for_jobs(240) if r.kind == "train"][0]
     assert train.state == "done", train.error
     own = rec.result["best_per_class"]
     for unit in train.result["units"]:   # each class fitted with its own number of states
-        model, _ = services.unit_model(unit["model"])
+        model, _ = job_outputs.unit_model(unit["model"])
         assert model.hidden_states == own[unit["class"]]["hidden_states"]
