@@ -110,3 +110,13 @@ def unescaped_hostile(at) -> list[tuple[str, str]]:
     bad = [(h, s) for s in markdown_sources(at) for h in HOSTILE if h in s]
     bad += [("<", s) for s in plotly_strings(at) if re.search(r"<\s*(img|a|script|iframe)\b", s, re.I)]
     return bad
+
+
+def open_upload_form(at):
+    """Start the app on the synthetic corpus and open the Corpus page's upload source."""
+    at.run()
+    no_exceptions(at)
+    at.button(key="start_synthetic").click().run()
+    at.radio(key="corpus_source").set_value("upload").run()
+    no_exceptions(at)
+    return at

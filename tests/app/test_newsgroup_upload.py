@@ -3,7 +3,7 @@ newsgroup messages it removes headers, quotes and signatures, and the summary sa
 documents changed."""
 from __future__ import annotations
 
-from app_testutil import no_exceptions, texts
+from app_testutil import no_exceptions, open_upload_form, texts
 from corpus_fixtures import zip_bytes
 from newsgroup_fixtures import newsgroup_files
 
@@ -17,11 +17,7 @@ def _found(at, query: str) -> int:
 
 
 def test_ticking_the_box_strips_the_upload_and_the_summary_says_so(app):
-    app.run()
-    no_exceptions(app)
-    app.button(key="start_synthetic").click().run()
-    app.radio(key="corpus_source").set_value("upload").run()
-    no_exceptions(app)
+    open_upload_form(app)
     box = app.checkbox(key="upload_newsgroup_strip")
     assert box.value is False
     app.file_uploader(key="corpus_upload").upload("news.zip", zip_bytes(newsgroup_files(), "news/"),

@@ -2,24 +2,15 @@
 "auto" and shows the encoding report; a named encoding that fails says which field to change."""
 from __future__ import annotations
 
-from app_testutil import frame_with, no_exceptions, texts
+from app_testutil import frame_with, no_exceptions, open_upload_form, texts
 from corpus_fixtures import corpus_files, zip_bytes
-
-
-def _to_upload(at):
-    at.run()
-    no_exceptions(at)
-    at.button(key="start_synthetic").click().run()
-    at.radio(key="corpus_source").set_value("upload").run()
-    no_exceptions(at)
-    return at
 
 
 def test_upload_with_encoding_auto_reads_every_file_and_reports_the_encodings(app):
     gen = corpus_files(n_classes=3, docs_per_class=4)
     # bytes no rule reads (0x81 is undefined in cp1252 and the detector finds nothing)
     files = {**gen.files, "train/class00/99999": b"text words here and there \x81\x00\xff\xfe garbage"}
-    _to_upload(app)
+    open_upload_form(app)
     assert app.selectbox(key="upload_encoding").value == "auto"
     app.file_uploader(key="corpus_upload").upload("mixed.zip", zip_bytes(files, "mixed/"), "application/zip").run()
     no_exceptions(app)
@@ -36,7 +27,7 @@ def test_upload_with_encoding_auto_reads_every_file_and_reports_the_encodings(ap
 
 def test_a_named_encoding_that_fails_names_the_encoding_field(app):
     gen = corpus_files(n_classes=3, docs_per_class=4)
-    _to_upload(app)
+    open_upload_form(app)
     app.selectbox(key="upload_encoding").set_value("utf-8")
     app.file_uploader(key="corpus_upload").upload("mixed.zip", zip_bytes(gen.files, "mixed/"), "application/zip").run()
     no_exceptions(app)
@@ -53,7 +44,7 @@ def test_upload_lists_where_bytes_were_replaced_and_the_binary_files_it_skipped(
              "train/class00/99998": "pétrole brut et café noir\n".encode() * 1 + b"l\x92huile\n"
              + "crème brûlée à volonté\n".encode() * 20,
              "train/class01/photo.jpg": b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 4}
-    _to_upload(app)
+    open_upload_form(app)
     app.file_uploader(key="corpus_upload").upload("mixed.zip", zip_bytes(files, "mixed/"), "application/zip").run()
     no_exceptions(app)
     assert not app.error, [e.value for e in app.error]
