@@ -294,10 +294,7 @@ def dask_scale(args, corpus_spec: str) -> None:
     print(f"{m} machines     : Amdahl 1 / (s + (1 - s) / {m}) = {out['amdahl_speedup']:.2f} end to end, "
           f"{out['amdahl_speedup_sweep_only']:.2f} for the sweep alone; serial part + longest-task-first per phase "
           f"{lpt:.1f} s -> {out['lpt_speedup']:.2f} end to end, {out['lpt_speedup_sweep_only']:.2f} sweep alone")
-    for row in results[counts[0]].table["rows"]:
-        print(f"table          : {row['classifier']}: micro {row['micro']:.1f}, macro {row['macro']:.1f}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2, default=str))
+    _finish(results[counts[0]].table["rows"], out, args.json)
     print(" ".join([
         f"dask_speedup_2_over_1={out.get('dask_speedup_2_over_1', float('nan')):.3f}",
         f"end_to_end_speedup_2_over_1={out.get('end_to_end_speedup_2_over_1', float('nan')):.3f}",
@@ -422,15 +419,13 @@ def main(argv=None) -> None:
     all_peaks = [v for p in peaks.values() for v in p.values()]
     for key, p in peaks.items():
         print(f"peak RSS       : {key}: " + ", ".join(f"{v:.0f} MB" for v in p.values()))
-    for row in out["table"]:
-        print(f"table          : {row['classifier']}: micro {row['micro']:.1f}, macro {row['macro']:.1f}")
+    _print_table(out["table"])
     print(f"paper estimate : {est['validation_cells']} validation + {est['test_cells']} test cells on {est['workers']} "
           f"workers ~ {est['seconds']:.0f} s (validation {est['seconds_validation']:.0f} s + test "
           f"{est['seconds_test']:.0f} s; {est['cpu_seconds_total'] / 3600:.1f} CPU hours; lower bound "
           f"{est['lower_bound_seconds']:.0f} s; longest cell {est['longest_cell_seconds']:.0f} s)")
     print(f"                 [{est['assumptions']}]")
-    if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2, default=str))
+    _finish([], out, args.json)
     print(" ".join([
         f"scaling_ratio={out.get('scaling_ratio', float('nan')):.3f}",
         f"overhead_ratio={out.get('overhead_ratio', float('nan')):.3f}",
@@ -440,6 +435,18 @@ def main(argv=None) -> None:
         f"estimate_workers={est['workers']}",
         f"estimate_seconds={est['seconds']:.0f}",
     ]))
+
+
+def _print_table(rows) -> None:
+    for row in rows:
+        print(f"table          : {row['classifier']}: micro {row['micro']:.1f}, macro {row['macro']:.1f}")
+
+
+def _finish(rows, out: dict, json_path) -> None:
+    """Print the table's rows and write ``out`` to ``json_path`` when given."""
+    _print_table(rows)
+    if json_path:
+        Path(json_path).write_text(json.dumps(out, indent=2, default=str))
 
 
 if __name__ == "__main__":

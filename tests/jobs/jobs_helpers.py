@@ -31,3 +31,21 @@ def start_python(code: str, *args, **kwargs) -> subprocess.Popen:
                             env=child_env(), **kwargs)
 
 
+def shutdown_within(runner, *, timeout: float = 0.5, deadline: float = 10.0) -> list:
+    """Run ``runner.shutdown(wait=True, timeout=timeout)`` in a thread; assert it returned within
+    ``deadline`` seconds; the exceptions it raised (none expected) are returned."""
+    import threading
+
+    errors = []
+
+    def stop():
+        try:
+            runner.shutdown(wait=True, timeout=timeout)
+        except BaseException as exc:  # noqa: BLE001 - returned to the test
+            errors.append(exc)
+
+    th = threading.Thread(target=stop, daemon=True)
+    th.start()
+    th.join(deadline)
+    assert not th.is_alive(), f"shutdown(wait=True, timeout={timeout}) still running after {deadline} s"
+    return errors

@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 import pytest
-from jobs_helpers import child_env, run_python, start_python, wait_until
+from jobs_helpers import child_env, run_python, shutdown_within, start_python, wait_until
 
 from hbnlab.jobs import JobSpec, LocalProcessRunner, RunnerError, RunRegistry, get_runner, run_inline
 from hbnlab.jobs.registry import pid_alive
@@ -109,19 +109,7 @@ def test_shutdown_wait_ends_at_its_timeout(tmp_path):
     r = LocalProcessRunner(tmp_path / "runs", max_workers=1)
     jid = r.submit(count("deadline", n=3000, delay=0.01, hang=True))
     rec = wait_until(lambda: running_with_progress(r.registry, jid), what="the job to run")
-    errors = []
-
-    def stop():
-        try:
-            r.shutdown(wait=True, timeout=0.5)
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
-            errors.append(exc)
-
-    th = threading.Thread(target=stop, daemon=True)
-    th.start()
-    th.join(10)
-    assert not th.is_alive(), "shutdown(wait=True, timeout=0.5) still running after 10 s"
-    assert errors == []
+    assert shutdown_within(r) == []
     after = r.registry.get(jid)
     assert after.state == "interrupted"
     assert r.registry.logs(jid)[-1].message.endswith("shut down after a 0.5 s wait")
