@@ -61,19 +61,32 @@ def resampled_breakevens(Y, S, W) -> tuple[np.ndarray, np.ndarray]:
     resample, instead of one per class and resample.  The arithmetic is that of
     :func:`~hbnlab.evaluation.measures.breakeven_columns`, so the values are the same to the bit.
     """
+    return _resampled(_rankings(Y, S), W)
+
+
+def _rankings(Y, S) -> list:
+    """Per class: the documents by decreasing score (stable), their labels in that order and the
+    last position of each tie block -- what :func:`_resampled` needs of ``S``, whatever the resample."""
     Y, S = check_score_matrices(Y, S)
+    out = []
+    for j in range(Y.shape[1] if Y.shape[0] else 0):
+        order = np.argsort(-S[:, j], kind="stable")
+        s_sorted = S[order, j]
+        ends = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])
+        out.append((order, Y[order, j], ends, Y[:, j]))
+    return out
+
+
+def _resampled(rankings: list, W) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`resampled_breakevens` from the classes' :func:`_rankings`."""
     W = np.asarray(W, dtype=np.int64)
-    n, m = Y.shape
-    R = W.shape[0]
+    n = W.shape[1]
+    R, m = W.shape[0], len(rankings)
     B = np.full((R, m), np.nan)
     n_pos = np.zeros((R, m))
     rows = np.arange(R)
-    for j in range(m if n else 0):
-        order = np.argsort(-S[:, j], kind="stable")
-        s_sorted = S[order, j]
-        y_sorted = Y[order, j]
-        ends = np.flatnonzero(np.r_[s_sorted[1:] != s_sorted[:-1], True])  # last position of each block
-        pos_i = W @ Y[:, j]
+    for j, (order, y_sorted, ends, y) in enumerate(rankings):
+        pos_i = W @ y
         # the cut at n_pos lies near the top when positives are few: cumulate a prefix of the ranking
         # (ending at a block's end) that every resample's count reaches, doubling it until it does
         L = n
@@ -146,9 +159,10 @@ def paired_bootstrap(Y, S_a, S_b, *, categories=None, n_boot: int = 1000, confid
     a0, b0 = _summaries(Y, S_a), _summaries(Y, S_b)
     diffs = np.empty((n_boot, m + 2))
     r = 0
+    rank_a, rank_b = _rankings(Y, S_a), _rankings(Y, S_b)
     for W in _resample_counts(rng, n, n_boot):
-        Ba, pos = resampled_breakevens(Y, S_a, W)
-        Bb, _ = resampled_breakevens(Y, S_b, W)
+        Ba, pos = _resampled(rank_a, W)
+        Bb, _ = _resampled(rank_b, W)
         for i in range(W.shape[0]):
             diffs[r] = _summarise(Bb[i], pos[i]) - _summarise(Ba[i], pos[i])
             r += 1
@@ -183,8 +197,9 @@ def bootstrap_micro(Y, systems, *, n_boot: int = 200, random_state=0) -> np.ndar
     n, m = Y.shape
     out = np.empty((int(n_boot), len(mats)))
     r = 0
+    ranks = [_rankings(Y, S) for S in mats]
     for W in _resample_counts(rng, n, int(n_boot)):
-        per = [resampled_breakevens(Y, S, W) for S in mats]
+        per = [_resampled(rk, W) for rk in ranks]
         for i in range(W.shape[0]):
             out[r] = [100 * _summarise(B[i], pos[i])[m] for B, pos in per]
             r += 1

@@ -282,7 +282,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         return rule
 
     def _fit_selected(self, X, y):
-        self._children_rule()
+        rule = self._children_rule()
         Xb = as_binary(X)
         names = self._selected_names(X.shape[1])
         Xb, names, T = self._split_terms(Xb, y, names)
@@ -302,7 +302,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             warnings.warn(f"EM stopped at max_iter={self.max_iter} iterations before the log-likelihood gain fell "
                           f"below tol={self.tol} ({self.stopping}); raise max_iter or tol", ConvergenceWarning,
                           stacklevel=3)
-        self._select_children(Xb, y, names)
+        self._select_children(Xb, y, names, rule)
         return self
 
     def _fit_tree(self, Xb, y, names, *, n_restarts=None, random_state=None, progress=True):
@@ -335,12 +335,11 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
                 result = _em.fit_em(tree, Xb, y, **options)
         return tree, result, steps, start_result
 
-    def _select_children(self, Xb, y, names):
-        """``children_select="cv"``: keep the first k naive-Bayes children, k chosen by the
+    def _select_children(self, Xb, y, names, rule: str):
+        """``rule`` "cv" / "cv-max": keep the first k naive-Bayes children, k chosen by the
         breakeven of an inner stratified cross-validation (:func:`children_candidates`).  ``Xb``
         and ``names``: the selected terms, the tree's first."""
         self.children_cv_ = None
-        rule = self._children_rule()
         cc = self.class_children_
         y = np.asarray(y)
         n_pos = int(y.sum())
@@ -360,13 +359,13 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         S = np.zeros((y.size, len(ks)))
         names = list(names[:T])
         for (fit_rows, held), seed in zip(folds.split(np.zeros((y.size, 1)), y), seeds):
-            _, result, _, _ = self._fit_tree(Xb[fit_rows][:, :T], y[fit_rows], names,
-                                             n_restarts=max(1, self.n_restarts // 4), random_state=int(seed),
-                                             progress=False)
-            lo = np.nan_to_num(_inf.class_log_odds(result.params, Xb[held][:, :T]), nan=0.0,
+            Xf, Xh = Xb[fit_rows], Xb[held]
+            _, result, _, _ = self._fit_tree(Xf[:, :T], y[fit_rows], names, n_restarts=max(1, self.n_restarts // 4),
+                                             random_state=int(seed), progress=False)
+            lo = np.nan_to_num(_inf.class_log_odds(result.params, Xh[:, :T]), nan=0.0,
                                posinf=LOG_ODDS_CAP, neginf=-LOG_ODDS_CAP)
-            kids = ClassChildren.fit(Xb[fit_rows][:, T:], y[fit_rows], float(self.children_N0))
-            cum = np.hstack([np.zeros((held.size, 1)), np.cumsum(kids.contributions(Xb[held][:, T:]), axis=1)])
+            kids = ClassChildren.fit(Xf[:, T:], y[fit_rows], float(self.children_N0))
+            cum = np.hstack([np.zeros((held.size, 1)), np.cumsum(kids.contributions(Xh[:, T:]), axis=1)])
             S[held] = lo[:, None] + cum[:, ks]
         bep = breakeven_columns(np.repeat(y[:, None], len(ks), axis=1), S)
         best = float(np.nanmax(bep))
