@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import time
 
 from hbnlab.experiments.sweep import SweepConfig, SweepResult
 from hbnlab.export.atomic import atomic_directory, remove_stale_siblings
+
+#: A modification time long past (2001), so that no clock reading decides what counts as stale.
+OLD = 1_000_000_000
 
 
 def _leftover(folder, files: dict) -> None:
@@ -15,8 +17,7 @@ def _leftover(folder, files: dict) -> None:
     for rel, text in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         (folder / rel).write_text(text)
-    old = time.time() - 30
-    os.utime(folder, (old, old))
+    os.utime(folder, (OLD, OLD))
 
 
 def test_a_later_write_removes_what_a_killed_write_left(tmp_path):
@@ -49,7 +50,8 @@ def test_siblings_newer_than_the_cutoff_are_kept(tmp_path):
     out = tmp_path / "out"
     fresh = tmp_path / ".out.hbnlab-abcdefgh.tmp"
     fresh.mkdir()
-    assert remove_stale_siblings(out, before=time.time() - 3600) == []
+    os.utime(fresh, (OLD + 10, OLD + 10))
+    assert remove_stale_siblings(out, before=OLD) == []
     assert fresh.is_dir()
     with atomic_directory(out) as d:
         (d / "a.txt").write_text("new")

@@ -251,7 +251,7 @@ def test_cell_scores_are_fit_units(syn_corpus, name, B, alpha, states, stage, cv
     r = outcome.result
     assert r["breakeven"] == breakeven_point(res.y_eval, res.scores)
     assert (r["n_pos"], r["n_eval"], r.get("n_folds", 1)) == (int(res.y_eval.sum()), res.y_eval.size, cv or 1)
-    assert r["fit_seconds"] > 0 and len(res.estimators) == (cv or 1)
+    assert isinstance(r["fit_seconds"], float) and len(res.estimators) == (cv or 1)
     if B is not None:
         last = res.estimators[-1]
         assert (r["n_iter"], r["converged"], r["lower_bound"]) == (last.n_iter_, last.converged_, last.lower_bound_)
