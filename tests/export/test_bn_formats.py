@@ -79,6 +79,13 @@ def float32_network(net: DiscreteNetwork) -> DiscreteNetwork:
     return dataclasses.replace(net, variables=vs, row_sum_atol=1e-6)
 
 
+def float32_posteriors(net: DiscreteNetwork, E) -> np.ndarray:
+    """P(class = 1 | document) of every row of ``E`` by enumeration on the float32-rounded network
+    (what pyAgrum computes from a BIF or .net file)."""
+    net32 = float32_network(net)
+    return np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E)])
+
+
 def assert_exports_agree(est, loaded, net, data, tmp_path, pgmpy_formats):
     """The stored model scores as the fitted one, and the network of ``loaded`` gives its posterior by
     enumeration (10 documents), in pyAgrum from every format (XMLBIF keeps float64; BIF and NET are
@@ -90,8 +97,7 @@ def assert_exports_agree(est, loaded, net, data, tmp_path, pgmpy_formats):
     np.testing.assert_allclose(got, want[:10], atol=1e-12, rtol=0)
     path = export_bn(loaded, "xmlbif", tmp_path / "m.bifxml")
     np.testing.assert_allclose(gum_posteriors(path, net, E), want, atol=1e-9, rtol=0)
-    net32 = float32_network(net)
-    want32 = np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E[:10])])
+    want32 = float32_posteriors(net, E[:10])
     for fmt in ("bif", "net"):
         path = export_bn(loaded, fmt, tmp_path / f"m{FORMAT_SUFFIX[fmt]}")
         np.testing.assert_allclose(gum_posteriors(path, net, E[:10]), want32, atol=1e-9, rtol=0)
@@ -269,8 +275,7 @@ def test_pyagrum_exact_inference_on_200_documents(name, bn_models, data, tmp_pat
     np.testing.assert_allclose(gum_posteriors(path, net, E), want, atol=1e-9, rtol=0)
     # BIF and .net: pyAgrum 3.x parses the numbers as float32 -- the tables it reads are exactly
     # ours rounded to float32, its inference is exact on those, and within 1e-6 of ours
-    net32 = float32_network(net)
-    want32 = np.array([brute_force_class_posterior(net32, e) for e in net.evidence(E[:40])])
+    want32 = float32_posteriors(net, E[:40])
     for fmt in ("bif", "net"):
         path = export_bn(loaded, fmt, tmp_path / f"m{FORMAT_SUFFIX[fmt]}")
         bn = gum.loadBN(str(path))
