@@ -48,13 +48,14 @@ def _chosen(chooser, label) -> list[str]:
     return [t.strip() for t in chooser.inner_text().split("\n") if t.strip() and t.strip() != label]
 
 
-def _choose_only(page, label, option, attempts=3):
+def _choose_only(page, label, option, attempts=5):
     """Make the multiselect ``label`` hold ``option`` alone, as the page shows it, before the form
     is submitted.  A click in the open option list can be lost when a fragment run (the sidebar's
     job count refreshes every 2 s) redraws the page at that moment -- the option list then stays
     open with nothing chosen; the choice is made again, as a user who sees it missing would."""
     chooser = page.locator('[data-testid="stMultiSelect"]', has_text=label)
     for _ in range(attempts):
+        _idle(page)  # a click made while a run redraws the page is the one that gets lost
         if _chosen(chooser, label) == [option]:
             return
         if _chosen(chooser, label):
