@@ -57,6 +57,7 @@ from hbnlab.models.multinomial_nb import as_count_matrix
 from hbnlab.models.rocchio import tfidf_unit_rows
 
 __all__ = ["KNNBinaryClassifier", "WEIGHTINGS", "knn_weight_rows", "nearest_neighbour_mask", "nearest_neighbours",
+           "distinct_rows",
            "NeighbourCache", "NEIGHBOUR_CACHE", "NEIGHBOURS_KEPT", "MAX_LISTED_K"]
 
 #: Term weightings of :class:`KNNBinaryClassifier`.
@@ -114,9 +115,35 @@ def nearest_neighbour_mask(S: np.ndarray, k: int) -> np.ndarray:
     need = k - above.sum(axis=1)
     mask = above | tied
     # rows with more ties at the k-th value than places left keep their first ``need`` tied columns
-    for r in np.flatnonzero(tied.sum(axis=1) > need):
-        mask[r, np.flatnonzero(tied[r])[need[r]:]] = False
+    over = np.flatnonzero(tied.sum(axis=1) > need)
+    if over.size:
+        t = tied[over]
+        mask[over] = above[over] | (t & (np.cumsum(t, axis=1) <= need[over, None]))
     return mask
+
+
+def distinct_rows(M: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)``: the first row of each distinct stored row of ``M`` (its column indices
+    and values as stored, in order) and, per row, the position of its row in ``first``; so
+    ``M[first][inverse]`` equals ``M`` entry for entry, in storage order too.
+
+    Examples
+    --------
+    >>> first, inverse = distinct_rows(sp.csr_matrix(np.array([[0, 1.0], [1.0, 0], [0, 1.0], [0, 0]])))
+    >>> first.tolist(), inverse.tolist()
+    ([0, 1, 3], [0, 1, 0, 2])
+    """
+    seen: dict = {}
+    first: list = []
+    inverse = np.empty(M.shape[0], dtype=np.intp)
+    ptr, ind, val = M.indptr, M.indices, M.data
+    for r in range(M.shape[0]):
+        a, b = ptr[r], ptr[r + 1]
+        j = seen.setdefault(ind[a:b].tobytes() + b"|" + val[a:b].tobytes(), len(first))
+        if j == len(first):
+            first.append(r)
+        inverse[r] = j
+    return np.asarray(first, dtype=np.intp), inverse
 
 
 def _block_neighbours(Q: sp.csr_matrix, T: sp.csc_matrix, m: int):
@@ -250,10 +277,12 @@ def nearest_neighbours(Q: sp.csr_matrix, train: sp.csr_matrix, k: int,
     if cache is not None:
         return cache.neighbours(Q, train, k)
     m = min(max(int(k), NEIGHBOURS_KEPT), train.shape[0])
-    parts = list(_block_neighbours(Q, train.T.tocsc(), m))
+    # a row's neighbours are a function of its stored entries: each distinct row is searched once
+    first, inverse = distinct_rows(Q)
+    parts = list(_block_neighbours(Q[first], train.T.tocsc(), m))
     if not parts:
         return np.zeros((0, m), dtype=np.int32), np.zeros((0, m))
-    return np.vstack([p[1] for p in parts]), np.vstack([p[2] for p in parts])
+    return np.vstack([p[1] for p in parts])[inverse], np.vstack([p[2] for p in parts])[inverse]
 
 
 class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):

@@ -185,3 +185,42 @@ def test_neighbour_mask_keeps_the_first_tied_columns():
             order = sorted(range(S.shape[1]), key=lambda c: (-row[c], c))
             want[r, order[:k]] = True
         np.testing.assert_array_equal(nearest_neighbour_mask(S, k), want)
+
+
+def test_distinct_rows_rebuild_the_matrix_in_storage_order():
+    from hbnlab.models.knn import distinct_rows
+
+    rng = np.random.RandomState(1)
+    M = sp.csr_matrix((rng.rand(60, 6) < 0.2) * rng.randint(1, 3, size=(60, 6)).astype(float))
+    first, inverse = distinct_rows(M)
+    assert len(first) < 60  # two-valued entries on six columns: duplicates (and all-zero rows) drawn
+    R = M[first][inverse]
+    for A in (R, M):
+        A.has_sorted_indices = False
+    np.testing.assert_array_equal(R.indptr, M.indptr)
+    np.testing.assert_array_equal(R.indices, M.indices)
+    np.testing.assert_array_equal(R.data, M.data)
+    assert sorted(set(inverse.tolist())) == list(range(len(first)))
+    assert all(inverse[f] == j for j, f in enumerate(first))  # each distinct row's first occurrence
+    e_first, e_inverse = distinct_rows(sp.csr_matrix((0, 4)))
+    assert e_first.size == 0 and e_inverse.size == 0
+
+
+def test_repeated_query_rows_get_the_neighbours_of_a_row_searched_alone():
+    """Few terms give many equal query rows (the thesis's binary indexing on 30 terms): each is
+    searched once; every row's list must equal that of the row searched on its own."""
+    from hbnlab.models.knn import nearest_neighbours
+
+    rng = np.random.RandomState(2)
+    T = sp.csr_matrix((rng.rand(80, 5) < 0.4).astype(float))
+    T = sp.csr_matrix(T.multiply(1.0 / np.sqrt(np.maximum(T.sum(axis=1), 1))))
+    Q = sp.csr_matrix((rng.rand(50, 5) < 0.4).astype(float))
+    Q = sp.csr_matrix(Q.multiply(1.0 / np.sqrt(np.maximum(Q.sum(axis=1), 1))))
+    idx, sims = nearest_neighbours(Q, T, 7)
+    for r in range(Q.shape[0]):
+        i1, s1 = nearest_neighbours(Q[r], T, 7)
+        np.testing.assert_array_equal(idx[r], i1[0])
+        np.testing.assert_array_equal(sims[r], s1[0])
+        row = (T @ Q[r].T).toarray().ravel()
+        order = sorted(range(T.shape[0]), key=lambda c: (-row[c], c))[:7]
+        assert idx[r, :7].tolist() == order
