@@ -84,9 +84,11 @@ else:
                                 key="corpus_upload")
     if uploaded is not None:
         trial = cfg.replace(upload_encoding=encoding, **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
-        with widgets.readable_errors():
-            with st.spinner(f"Reading {uploaded.name} ..."):
-                path = services.store_upload(uploaded.getvalue(), uploaded.name, trial.upload_options())
+        with widgets.progress_task(f"Reading {uploaded.name} ...", lazy=True) as report:
+            path = services.store_upload(uploaded.getvalue(), uploaded.name, trial.upload_options(), progress=report)
+            new = cfg.replace(corpus="upload", upload_path=str(path), upload_encoding=encoding,
+                              **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
+            services.load_corpus(new, progress=report)  # the server's own first parse, on the same bar
         new = state.change_corpus(corpus="upload", upload_path=str(path), upload_encoding=encoding,
                                   **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
         if new.corpus_spec() != cfg.corpus_spec():

@@ -290,7 +290,7 @@ def safe_file_name(name: str, default: str = "file") -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(str(name)).name).strip("._") or default
 
 
-def store_upload(data: bytes, filename: str, options: dict | None = None) -> Path:
+def store_upload(data: bytes, filename: str, options: dict | None = None, progress=None) -> Path:
     """Check an upload with the safe readers, then keep it under the data home.
 
     The file is parsed first (:func:`hbnlab.corpus.load_upload`, which never half-loads, with
@@ -298,8 +298,10 @@ def store_upload(data: bytes, filename: str, options: dict | None = None) -> Pat
     and nothing is stored.  The parse runs in a child process with a memory limit and a deadline
     (:func:`hbnlab.corpus.isolated.check_upload`): a file that blows up takes down that child, not
     the server and every open tab.  Returns the stored path (the worker reads it from there).
+    ``progress(fraction, message)`` hears how far the child's parse has come.
     """
     from hbnlab.corpus.isolated import check_upload
+    from hbnlab.corpus.progress import as_fractions
     from hbnlab.export.atomic import write_bytes_atomic
 
     safe = safe_file_name(filename, "upload")
@@ -307,7 +309,8 @@ def store_upload(data: bytes, filename: str, options: dict | None = None) -> Pat
     path = data_home() / "uploads" / digest / safe
     checked = (str(path), json.dumps(options or {}, sort_keys=True))
     if checked not in _CHECKED_UPLOADS or not path.is_file():
-        check_upload(data, filename, options)
+        check_upload(data, filename, options,
+                     progress=None if progress is None else as_fractions(progress, f"Checking {safe}: "))
         if not path.is_file():
             write_bytes_atomic(path, data)
         _CHECKED_UPLOADS.add(checked)

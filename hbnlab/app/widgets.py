@@ -206,13 +206,15 @@ def readable_errors(stop: bool = True):
 
 
 @contextmanager
-def progress_task(text: str):
+def progress_task(text: str, *, lazy: bool = False):
     """A progress bar for the block, with the block's reader and settings errors shown as
     messages (as :func:`readable_errors`); yields ``report(fraction, message)``.  The bar is
-    removed before the message is shown and the page stops, so no stale bar stays behind."""
+    removed before the message is shown and the page stops, so no stale bar stays behind.
+    ``lazy``: the bar appears at the first report (a block that has nothing to do, such as a
+    rerun over an upload already read, draws nothing)."""
     from hbnlab.corpus import CorpusError
 
-    bar = st.progress(0.0, text=text)
+    bar = st.empty() if lazy else st.progress(0.0, text=text)
     failed = None
     try:
         yield lambda f, m: bar.progress(min(1.0, max(0.0, float(f))), text=m)

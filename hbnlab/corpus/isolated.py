@@ -17,17 +17,23 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
+import time
 from pathlib import PurePosixPath
 
 from .base import CorpusError
 
-__all__ = ["MEMORY_BYTES", "TIMEOUT_SECONDS", "check_upload"]
+__all__ = ["MEMORY_BYTES", "POLL_SECONDS", "TIMEOUT_SECONDS", "check_upload"]
 
 #: Address space the child may take beyond what it holds once its imports are done: room for a
 #: 200 MB table (the default ``max_bytes``) as text, rows and documents.
 MEMORY_BYTES = 3 * 2**30
 #: Seconds the child may parse before it is killed.
 TIMEOUT_SECONDS = 300.0
+#: Seconds between two looks at the child (its exit, the deadline, its latest progress).
+POLL_SECONDS = 0.1
+#: The start of a progress line on the child's standard error (the rest: stage, done, total).
+_TICK = b"\x00hbnlab-tick\t"
 
 
 def _display(filename: str) -> str:
@@ -35,7 +41,7 @@ def _display(filename: str) -> str:
 
 
 def check_upload(data: bytes, filename: str, options: dict | None = None, *,
-                 memory_bytes: int = MEMORY_BYTES, timeout: float = TIMEOUT_SECONDS) -> int:
+                 memory_bytes: int = MEMORY_BYTES, timeout: float = TIMEOUT_SECONDS, progress=None) -> int:
     """Parse an upload with :func:`~hbnlab.corpus.readers.load_upload` in a child process.
 
     Parameters
@@ -46,6 +52,10 @@ def check_upload(data: bytes, filename: str, options: dict | None = None, *,
         Address space the child may add to what it holds after its imports.
     timeout : float
         Seconds before the child is killed.
+    progress : callable, optional
+        ``progress(stage, done, total)``, called in this thread while the child reads with the
+        latest of its :func:`hbnlab.corpus.progress.tick` (``"decoding files", 4096, 18800``),
+        at most every :data:`POLL_SECONDS`.
 
     Returns
     -------
@@ -61,17 +71,59 @@ def check_upload(data: bytes, filename: str, options: dict | None = None, *,
     name = _display(filename)
     payload = pickle.dumps((bytes(data), filename, dict(options or {}), int(memory_bytes)),
                            protocol=pickle.HIGHEST_PROTOCOL)
+    proc = subprocess.Popen([sys.executable, "-m", "hbnlab.corpus.isolated"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out: list[bytes] = []
+    err: list[bytes] = []
+    latest: list = [None]
+
+    def feed():
+        try:
+            proc.stdin.write(payload)
+            proc.stdin.close()
+        except OSError:  # the child died before reading everything: its exit code tells why
+            pass
+
+    def listen():
+        for line in proc.stderr:
+            if line.startswith(_TICK):
+                stage, done, total = line[len(_TICK):].decode("utf-8", "replace").rstrip("\n").split("\t")
+                latest[0] = (stage, int(done), int(total))
+            else:
+                err.append(line)
+
+    threads = [threading.Thread(target=feed, daemon=True), threading.Thread(target=listen, daemon=True),
+               threading.Thread(target=lambda: out.append(proc.stdout.read()), daemon=True)]
+    for t in threads:
+        t.start()
+    deadline = time.monotonic() + timeout
+    shown = None
     try:
-        done = subprocess.run([sys.executable, "-m", "hbnlab.corpus.isolated"], input=payload,
-                              capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise CorpusError(f"{name}: reading it took more than {timeout:g} s; refused") from None
-    if done.returncode != 0 or not done.stdout:
-        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
-        raise CorpusError(f"{name}: the reader's process ended without an answer (exit code {done.returncode}: "
+        while True:
+            try:
+                proc.wait(timeout=POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    raise CorpusError(f"{name}: reading it took more than {timeout:g} s; refused") from None
+            if progress is not None and latest[0] is not None and latest[0] != shown:
+                shown = latest[0]
+                progress(*shown)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for t in threads:
+            t.join(timeout=10)
+    if progress is not None and latest[0] is not None and latest[0] != shown:
+        progress(*latest[0])  # the last tick, heard after the last look
+    stdout = b"".join(out)
+    if proc.returncode != 0 or not stdout:
+        tail = b"".join(err).decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise CorpusError(f"{name}: the reader's process ended without an answer (exit code {proc.returncode}: "
                           f"{tail[0]}); within a limit of {memory_bytes / 2**30:.1f} GiB of memory the file "
                           f"could not be read")
-    status, value, message = pickle.loads(done.stdout)
+    status, value, message = pickle.loads(stdout)
     if status == "ok":
         return value
     try:
@@ -79,6 +131,11 @@ def check_upload(data: bytes, filename: str, options: dict | None = None, *,
     except Exception:  # an error class that does not survive pickling: its message does
         error = CorpusError(message)
     raise error
+
+
+def _relay(stage: str, done: int, total: int) -> None:
+    sys.stderr.buffer.write(_TICK + f"{stage}\t{done}\t{total}\n".encode())
+    sys.stderr.buffer.flush()
 
 
 def _limit_address_space(extra: int) -> None:
@@ -94,13 +151,15 @@ def _limit_address_space(extra: int) -> None:
 
 
 def _main() -> None:
+    from .progress import reporting
     from .readers import load_upload
 
     data, filename, options, memory_bytes = pickle.loads(sys.stdin.buffer.read())
     if sys.platform.startswith("linux"):
         _limit_address_space(memory_bytes)
     try:
-        answer = ("ok", len(load_upload(data, filename, **options)), "")
+        with reporting(_relay):
+            answer = ("ok", len(load_upload(data, filename, **options)), "")
     except MemoryError:
         error = CorpusError(f"{_display(filename)}: ran out of memory (a limit of {memory_bytes / 2**30:.1f} GiB) "
                             f"reading it")

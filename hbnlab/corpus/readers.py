@@ -69,6 +69,7 @@ from .encoding import AUTO, BINARY_REASON, EncodingTally, check_encoding
 from .fetch import is_safe_member_name
 from .pairs import merge_train_test, pair_folder_files, pair_roles, row_split, split_of_name
 from .parquet import parquet_rows
+from .progress import tick
 from .reuters import REUTERS_FILES, _read_reuters_files
 from .zipcount import check_zip_member_count
 
@@ -299,6 +300,7 @@ def _corpus_from_rows(columns: list[str], rows: Iterator[tuple[str, dict]], *, s
     docs: list[Document] = []
     where: list[str] = []
     for k, (loc, rec) in enumerate(records, 1):
+        tick("reading rows", k, len(records))
         text = _cell_str(rec[text_column], text_column, loc, source)
         title = _cell_str(rec[title_column], title_column, loc, source).strip() if title_column else ""
         if not has_letters(text) and not has_letters(title):
@@ -545,7 +547,8 @@ def _corpus_from_tree(files: Mapping[str, bytes], source: str, *, test_fraction:
     where: list[str] = []
     first_copy: dict[tuple, int] = {}
     copies: dict[str, list[str]] = {}
-    for rel in rels:
+    for n_done, rel in enumerate(rels, 1):
+        tick("decoding files", n_done, len(rels))
         parts = rel.split("/")
         if split_layout:
             if len(parts) < 3:  # a file in the root (already listed) or directly in train/ or test/
@@ -687,7 +690,8 @@ def _tree_from_zip(data: bytes, source: str, max_bytes: int | None) -> dict[str,
             check_size(declared, max_bytes, source, " (uncompressed)")
         files: dict[str, bytes] = {}
         total = 0
-        for info in infos:
+        for n_done, info in enumerate(infos, 1):
+            tick("inflating members", n_done, len(infos))
             if info.is_dir():
                 continue
             rel = info.filename.replace("\\", "/")

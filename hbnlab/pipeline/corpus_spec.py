@@ -40,6 +40,7 @@ from hbnlab.corpus import (
     make_hierarchical_corpus,
     make_synthetic_corpus,
 )
+from hbnlab.corpus.progress import as_fractions, reporting
 from hbnlab.corpus.reuters import REUTERS_FILES
 from hbnlab.pipeline.store import cached_corpus
 from hbnlab.text.newsgroup import newsgroup_parts, strip_corpus
@@ -264,7 +265,10 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
 
         def read():
             try:
-                return load_corpus(str(path), **options)
+                if progress is None:
+                    return load_corpus(str(path), **options)
+                with reporting(as_fractions(progress, f"Reading {path.name}: ")):
+                    return load_corpus(str(path), **options)
             except MissingColumnError as exc:
                 raise CorpusError(f"upload_{exc.role}={exc.column!r}: the stored upload has no such column") from None
 
