@@ -21,6 +21,27 @@ Traceback (most recent call last):
 ...
 hbnlab.bounds.BoundsError: --n-restarts must be an integer in 1..1024, got 0
 
+Every estimator declares its hyper-parameters in a class attribute ``_parameter_constraints`` (name ->
+list of alternatives: a :class:`Bound`, open or closed at either end and without an upper end when
+``hi`` is ``math.inf``; a :class:`Choice` of options; ``None``, :data:`BOOLEAN`, :data:`CALLABLE` or
+another :class:`Kind`), and :func:`validate_params` checks them all at the start of ``fit``; a value
+passes when any alternative accepts it:
+
+>>> validate_params({"k": 0}, {"k": [Bound("k", 1, math.inf)]})
+Traceback (most recent call last):
+...
+hbnlab.bounds.BoundsError: k must be an integer >= 1, got 0
+>>> validate_params({"weighting": "bm25"}, {"weighting": [Choice(("tf", "tfidf", "logtfidf"))]})
+Traceback (most recent call last):
+...
+hbnlab.bounds.BoundsError: weighting must be one of ('tf', 'tfidf', 'logtfidf'), got 'bm25'
+>>> validate_params({"n_features": None, "leak": 0.5}, {"n_features": [Bound("n_features", 1, math.inf), None],
+...                                                     "leak": [Bound("leak", 0, 1, integer=False, hi_open=True)]})
+>>> validate_params({"n_features": 0}, {"n_features": [Bound("n_features", 1, math.inf), None]})
+Traceback (most recent call last):
+...
+hbnlab.bounds.BoundsError: n_features must be an integer >= 1 or None, got 0
+
 The one bound that joins two settings is an HBN node's table: a node under ``B`` hidden parents of ``k``
 states has up to ``k ** B`` rows, enumerated for every pattern in the E-step
 (:func:`check_table_rows`).
@@ -29,11 +50,15 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 from hbnlab._validation import HbnlabError
 
-__all__ = ["Bound", "BoundsError", "N_RESTARTS", "HIDDEN_STATES", "ALPHA", "SEED", "SYNTHETIC_SIZE", "MIN_DF",
+__all__ = ["Bound", "BoundsError", "Choice", "Kind", "NONE", "BOOLEAN", "CALLABLE", "validate_params",
+           "describe_allowed", "N_RESTARTS", "HIDDEN_STATES", "ALPHA", "SEED", "SYNTHETIC_SIZE", "MIN_DF",
            "N_FEATURES", "TREE_TERMS", "SCREEN_ITER", "SCREEN_KEEP", "MAX_WORKERS", "MAX_TABLE_ROWS", "MAX_PARENTS",
            "hbn_table_rows", "check_table_rows", "check_tree_params"]
 
@@ -44,22 +69,41 @@ class BoundsError(HbnlabError, ValueError):
 
 @dataclass(frozen=True)
 class Bound:
-    """The closed range ``lo..hi`` of one setting, integer or real."""
+    """The range ``lo..hi`` of one setting, integer or real: closed at both ends unless ``lo_open`` /
+    ``hi_open``; ``hi = math.inf`` has no upper end (the value must still be finite).
+
+    >>> Bound("C", 0, math.inf, integer=False, lo_open=True).describe()
+    'a finite number > 0'
+    >>> Bound("held_out", 0, 1, integer=False, lo_open=True, hi_open=True).describe()
+    'a number in (0, 1)'
+    """
 
     name: str
     lo: float
     hi: float
     integer: bool = True
+    lo_open: bool = False
+    hi_open: bool = False
 
     def __contains__(self, value) -> bool:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             return False
         if self.integer and not isinstance(value, numbers.Integral):
             return False
-        return math.isfinite(value) and self.lo <= value <= self.hi
+        if not math.isfinite(value):
+            return False
+        above = value > self.lo if self.lo_open else value >= self.lo
+        below = value < self.hi if self.hi_open else value <= self.hi
+        return bool(above and below)
 
     def describe(self) -> str:
-        return f"an integer in {self.lo}..{self.hi}" if self.integer else f"a number in [{self.lo:g}, {self.hi:g}]"
+        if math.isinf(self.hi):
+            kind = "an integer" if self.integer else "a finite number"
+            return kind if math.isinf(self.lo) else f"{kind} {'>' if self.lo_open else '>='} {self.lo:g}"
+        if self.integer and not (self.lo_open or self.hi_open):
+            return f"an integer in {self.lo}..{self.hi}"
+        left, right = "(" if self.lo_open else "[", ")" if self.hi_open else "]"
+        return f"{'an integer' if self.integer else 'a number'} in {left}{self.lo:g}, {self.hi:g}{right}"
 
     def check(self, value, *, name: str | None = None):
         """``value`` (as ``int`` or ``float``) when it lies in the range; :class:`BoundsError` naming
@@ -67,6 +111,92 @@ class Bound:
         if value not in self:
             raise BoundsError(f"{name or self.name} must be {self.describe()}, got {value!r}")
         return int(value) if self.integer else float(value)
+
+
+@dataclass(frozen=True, eq=False)
+class Choice:
+    """A fixed set of options (strings, ``None``); ``options`` may also be a live mapping (a registry
+    of names), read at each check.  A value is accepted when it equals an option of the same type.
+
+    >>> "tf" in Choice(("tf", "tfidf")), 1 in Choice(("1",)), Choice(("fisher",)).describe()
+    (True, False, "'fisher'")
+    """
+
+    options: tuple | Mapping
+
+    @property
+    def values(self) -> tuple:
+        return tuple(sorted(self.options)) if isinstance(self.options, Mapping) else tuple(self.options)
+
+    def __contains__(self, value) -> bool:
+        return any(isinstance(value, type(o)) and value == o for o in self.values)
+
+    def describe(self) -> str:
+        values = self.values
+        return repr(values[0]) if len(values) == 1 else f"one of {values!r}"
+
+
+@dataclass(frozen=True, eq=False)
+class Kind:
+    """A kind of value described in words: ``test(value)`` decides (:data:`NONE`, :data:`BOOLEAN`,
+    :data:`CALLABLE`, an instance of a class)."""
+
+    description: str
+    test: Callable
+
+    def __contains__(self, value) -> bool:
+        return bool(self.test(value))
+
+    def describe(self) -> str:
+        return self.description
+
+
+#: ``None`` (a bare ``None`` in a list of alternatives means the same).
+NONE = Kind("None", lambda v: v is None)
+#: ``True`` or ``False`` (numpy's booleans too).
+BOOLEAN = Kind("True or False", lambda v: isinstance(v, (bool, np.bool_)))
+#: Anything callable (a function, a callback).
+CALLABLE = Kind("a callable", callable)
+
+
+def describe_allowed(allowed) -> str:
+    """The alternatives in words, ``"a, b or c"``; beside other alternatives a :class:`Choice` lists
+    its options one by one.
+
+    >>> describe_allowed([HIDDEN_STATES, Choice(("auto", "auto-holdout"))])
+    "an integer in 2..8, 'auto' or 'auto-holdout'"
+    """
+    if len(allowed) == 1:
+        return (NONE if allowed[0] is None else allowed[0]).describe()
+    words = []
+    for c in allowed:
+        words.extend(map(repr, c.values) if isinstance(c, Choice) else [(NONE if c is None else c).describe()])
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def validate_params(params, constraints: Mapping) -> None:
+    """Check every declared parameter of ``params`` (an estimator, read by ``get_params(deep=False)``,
+    or a mapping) against its list of alternatives in ``constraints``; a value passes when any
+    alternative accepts it.  :class:`BoundsError` names the first parameter that does not, what is
+    allowed and the value.  Parameters absent from ``params`` are not checked.
+
+    >>> validate_params({"B": 1}, {"B": [Bound("B", 2, math.inf), None]})
+    Traceback (most recent call last):
+    ...
+    hbnlab.bounds.BoundsError: B must be an integer >= 2 or None, got 1
+    >>> validate_params({"shrinkage": 1}, {"shrinkage": [BOOLEAN]})
+    Traceback (most recent call last):
+    ...
+    hbnlab.bounds.BoundsError: shrinkage must be True or False, got 1
+    """
+    if not isinstance(params, Mapping):
+        params = params.get_params(deep=False)
+    for name, allowed in constraints.items():
+        if name not in params:
+            continue
+        value = params[name]
+        if not any(value in (NONE if c is None else c) for c in allowed):
+            raise BoundsError(f"{name} must be {describe_allowed(allowed)}, got {value!r}")
 
 
 #: EM restarts of the tree learners (thesis: 64); each restart holds its own tables.

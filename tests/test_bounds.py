@@ -86,8 +86,8 @@ def tiny():
 ESTIMATOR_CASES = [
     (HierarchicalBNClassifier, {"hidden_states": 8, "B": 12}, "with 8 hidden states at B = 12"),
     (HierarchicalBNClassifier, {"n_restarts": 10**9}, r"n_restarts must be an integer in 1\.\.1024, got 1000000000"),
-    (HierarchicalBNClassifier, {"alpha": 1e308}, r"alpha must be a number in \[0, 1e\+06\], got 1e\+308"),
-    (HierarchicalBNClassifier, {"alpha": float("nan")}, r"alpha must be a number in \[0, 1e\+06\], got nan"),
+    (HierarchicalBNClassifier, {"alpha": 1e308}, r"alpha must be a number in \[0, 1e\+06\] or None, got 1e\+308"),
+    (HierarchicalBNClassifier, {"alpha": float("nan")}, r"alpha must be a number in \[0, 1e\+06\] or None, got nan"),
     (HierarchicalBNClassifier, {"hidden_states": 100}, r"hidden_states must be an integer in 2\.\.8"),
     (HierarchicalBNClassifier, {"hidden_states": 10**6}, r"hidden_states must be an integer in 2\.\.8"),
     (HierarchicalNBClassifier, {"hidden_states": np.int64(10**6)}, r"hidden_states must be an integer in 2\.\.8"),

@@ -14,16 +14,33 @@ Models of term presence or counts also derive from :class:`NonNegativeInputMixin
 ``predict*`` then refuse negative entries of ``X`` (scikit-learn's ``positive_only`` tag), and
 the models binarise with :func:`hbnlab._validation.as_binary`.
 
+Every estimator declares its hyper-parameters in ``_parameter_constraints`` (name -> list of
+alternatives, see :mod:`hbnlab.bounds`); ``fit`` checks them all with
+:func:`hbnlab.bounds.validate_params` before it reads ``X`` (estimators that write their own ``fit``
+call it first too).  Checks that join several parameters or the data stay in the estimators.
+
 Classifiers are binary (one class against the rest, as in the thesis); multi-label corpora use
 :class:`hbnlab.models.OneVsRest`.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from hbnlab.bounds import N_FEATURES, SEED, Bound, Choice, Kind, validate_params
+from hbnlab.features.scoring import SCORE_METHODS
+
+#: ``n_features``: selected terms per class, or None (every column).  The estimators take any number
+#: from :data:`hbnlab.bounds.N_FEATURES`'s lower end up (more than the columns: all of them); the
+#: workbench's range (N_FEATURES.hi) is not imposed on scripts, sweeps and the command line.
+N_FEATURES_ALLOWED = [Bound("n_features", N_FEATURES.lo, math.inf), None]
+#: ``random_state``: a seed of :data:`hbnlab.bounds.SEED`, None or a numpy ``RandomState``.
+RANDOM_STATE_ALLOWED = [SEED, None, Kind("a numpy RandomState", lambda v: isinstance(v, np.random.RandomState))]
 
 
 class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
@@ -40,6 +57,9 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
 
     n_features = None
     selection = "ig"
+    #: hyper-parameter -> allowed alternatives (:func:`hbnlab.bounds.validate_params`); subclasses
+    #: extend it with ``{**BinaryTextClassifier._parameter_constraints, ...}``
+    _parameter_constraints: dict = {"n_features": N_FEATURES_ALLOWED, "selection": [Choice(SCORE_METHODS)]}
     #: True for models of term presence/counts: sklearn's generic estimator checks train them on
     #: real-valued Gaussian blobs (shifted to >= 0 for ``positive_only`` models, so that nearly
     #: every "term" is present), where the usual training-accuracy bar is not expected.
@@ -107,6 +127,7 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
             ``(X, y)``.  The thesis selects on the whole training set even when fitting on the
             training-0 split (sec. 4.1.2); this argument reproduces that.
         """
+        validate_params(self, self._parameter_constraints)  # before X is read or anything allocated
         X = self._as_csr(X, reset=True)
         y = self._validate_y(y)
         self._check_non_negative(X)
@@ -123,8 +144,6 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
         else:
             from hbnlab.features import score_terms
 
-            if int(self.n_features) < 1:
-                raise ValueError(f"n_features must be >= 1 or None, got {self.n_features}")
             scores = score_terms(X, y.reshape(-1, 1).astype(bool), method=self.selection)[:, 0]
             # deterministic: decreasing score, ties by column index
             order = np.lexsort((np.arange(scores.size), -scores))

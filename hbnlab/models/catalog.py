@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 
+from hbnlab.bounds import Choice
 from hbnlab.models.greedy_hnb import GreedyHNBClassifier
 from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.models.hierarchical import HierarchicalShrinkageNBClassifier
@@ -40,8 +41,8 @@ from hbnlab.models.svm import LinearSVMClassifier
 from hbnlab.models.word_cluster_nb import WordGroupNBClassifier
 
 __all__ = ["Learner", "LEARNERS", "TABLE_4_1", "CLUSTERINGS", "TREE_LEARNERS", "TABLE_4_10_LEARNERS",
-           "NEIGHBOUR_ROWS", "learner", "learner_names", "is_tree_learner", "tree_parts", "tree_learner_name",
-           "make_classifier"]
+           "NEIGHBOUR_ROWS", "learner", "learner_names", "options", "is_tree_learner", "tree_parts",
+           "tree_learner_name", "make_classifier"]
 
 #: Clustering algorithms of the tree learners (Karčiauskas 2002, figs 3.5-3.12).
 CLUSTERINGS = ("avg", "or", "dep")
@@ -102,6 +103,16 @@ class Learner:
         return self.family == "tree"
 
 
+def options(estimator: type, param: str) -> tuple:
+    """The options a :class:`~hbnlab.bounds.Choice` of ``estimator``'s ``_parameter_constraints``
+    allows for ``param`` (the one table the learner rows below are read from).
+
+    >>> options(NoisyORBinaryClassifier, "weights")
+    ('eq11', 'eq12', 'eq15', 'eq17')
+    """
+    return next(c.values for c in estimator._parameter_constraints[param] if isinstance(c, Choice))
+
+
 def _tree_rows() -> list[Learner]:
     rows = []
     for direction, cls, what in (("HBN", HierarchicalBNClassifier, "hierarchical Bayesian network"),
@@ -119,8 +130,9 @@ _ROWS = [
             "Bernoulli naive Bayes with N0 smoothing (Karčiauskas 2002, sec. 1.4)", "thesis"),
     Learner("SVM", LinearSVMClassifier, {}, {}, "linear SVM on binary features, Platt-scaled", "thesis",
             {"C": (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)}),
-    *[Learner(f"OR-EQ{e}", NoisyORBinaryClassifier, {"weights": f"eq{e}"}, {},
-              f"noisy-OR gate, weights of eq. {e} (de Campos et al.)") for e in (11, 12, 15, 17)],
+    *[Learner(f"OR-{w.upper()}", NoisyORBinaryClassifier, {"weights": w}, {},
+              f"noisy-OR gate, weights of eq. {w.removeprefix('eq')} (de Campos et al.)")
+      for w in options(NoisyORBinaryClassifier, "weights")],
     Learner("MNB", MultinomialNBBinaryClassifier, {}, {}, "multinomial naive Bayes (de Campos et al., eqs. 2-6)"),
     Learner("ROCCHIO", RocchioBinaryClassifier, {}, {}, "Rocchio, TF-IDF centroids (de Campos et al.)"),
     Learner("KDB", KDependenceBNClassifier, {}, {},

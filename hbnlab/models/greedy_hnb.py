@@ -30,6 +30,7 @@ states (slide 9: "we can now easily infer the data for the hidden variables").
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,7 +39,8 @@ from scipy.special import xlogy
 from scipy.stats import chi2
 
 from hbnlab._validation import as_binary
-from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.bounds import Bound
+from hbnlab.models.base import RANDOM_STATE_ALLOWED, BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["GreedyHNBClassifier", "HNBModel", "fit_hnb_em", "conditional_mutual_information_pairs",
            "collapse_states"]
@@ -401,6 +403,12 @@ class GreedyHNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """
 
     _poor_score_on_generic_data = True  # presence model (see the base class)
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints,
+                              "max_latents": [Bound("max_latents", 0, math.inf)], "cv": [Bound("cv", 2, math.inf)],
+                              "n_candidates": [Bound("n_candidates", 1, math.inf)],
+                              "alpha": [Bound("alpha", 0, math.inf, integer=False, lo_open=True)],
+                              "max_iter": [Bound("max_iter", 1, math.inf)],
+                              "tol": [Bound("tol", 0, math.inf, integer=False)], "random_state": RANDOM_STATE_ALLOWED}
 
     def __init__(self, *, n_features=30, selection="ig", max_latents=10, cv=5, n_candidates=1,
                  alpha=1.0, max_iter=50, tol=1e-5, random_state=None):
@@ -415,18 +423,6 @@ class GreedyHNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ helpers
-    def _check_params(self):
-        if int(self.max_latents) < 0:
-            raise ValueError(f"max_latents must be >= 0, got {self.max_latents}")
-        if int(self.cv) < 2:
-            raise ValueError(f"cv must be >= 2, got {self.cv}")
-        if int(self.n_candidates) < 1:
-            raise ValueError(f"n_candidates must be >= 1, got {self.n_candidates}")
-        if not self.alpha > 0:
-            raise ValueError(f"alpha must be > 0, got {self.alpha}")
-        if int(self.max_iter) < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
-
     def _fit_params(self, model, Xb, y):
         return fit_hnb_em(model, Xb, y, alpha=float(self.alpha), max_iter=int(self.max_iter), tol=float(self.tol))
 
@@ -466,7 +462,6 @@ class GreedyHNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     def _fit_selected(self, X, y):
         from sklearn.model_selection import StratifiedKFold
 
-        self._check_params()
         Xb = as_binary(X).toarray()
         y = np.asarray(y, dtype=np.int64)
         N, F = Xb.shape

@@ -12,18 +12,30 @@ in code: WEKA's HNB is an unrelated model).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
 
-from hbnlab._validation import as_binary, check_branching_factor
+from hbnlab._validation import as_binary
 from hbnlab.bn import em as _em
 from hbnlab.bn import inference as _inf
 from hbnlab.bn.structure import TreeStructure
-from hbnlab.bounds import HIDDEN_STATES, check_tree_params
-from hbnlab.clustering import construct_tree
-from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.bounds import (
+    ALPHA,
+    CALLABLE,
+    HIDDEN_STATES,
+    N_RESTARTS,
+    SCREEN_ITER,
+    SCREEN_KEEP,
+    Bound,
+    Choice,
+    check_table_rows,
+    validate_params,
+)
+from hbnlab.clustering import CLUSTERINGS, construct_tree
+from hbnlab.models.base import RANDOM_STATE_ALLOWED, BinaryTextClassifier, NonNegativeInputMixin
 
 #: finite stand-in for an infinite class log-odds in ``decision_function``
 LOG_ODDS_CAP = 1e6
@@ -228,8 +240,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         clustering function)."""
         key = self.clustering if isinstance(self.clustering, str) else "avg"
         B0, alpha0 = TABLE_4_1.get(key, TABLE_4_1["avg"])
-        B = check_branching_factor(B0 if self.B is None else self.B)
-        return B, float(alpha0 if self.alpha is None else self.alpha)
+        return int(B0 if self.B is None else self.B), float(alpha0 if self.alpha is None else self.alpha)
 
     def _build_tree(self, X, y, names) -> TreeStructure:
         B, alpha = self._structure_params()
@@ -243,7 +254,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         children on the others.  Returns the ordered binary matrix, its names and the number of
         the tree's terms (its first columns)."""
         m = Xb.shape[1]
-        T = check_tree_terms(self.tree_terms)
+        T = self.tree_terms
         self.class_children_ = None
         if T is None or T >= m:
             return Xb, names, m
@@ -255,11 +266,6 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.feature_scores_ = np.asarray(self.feature_scores_)[order]
         Xb = Xb[:, order]
         names = [names[i] for i in order]
-        N0 = self.children_N0
-        if isinstance(N0, bool) or not isinstance(N0, (int, float, np.integer, np.floating)) or not 0 < N0 < 1e6:
-            raise ValueError(f"children_N0 must be a number in (0, 1e6), got {N0!r}")
-        if self.tree_select not in TREE_SELECTIONS:
-            raise ValueError(f"tree_select must be one of {TREE_SELECTIONS}, got {self.tree_select!r}")
         if self.tree_select == "dependent":
             keep = dependent_terms(Xb[:, :T], y)
             first = np.concatenate([keep, np.setdiff1d(np.arange(m), keep)])  # tree's first, IG order kept
@@ -268,7 +274,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             Xb = Xb[:, first]
             names = [names[i] for i in first]
             T = int(keep.size)
-        self.class_children_ = ClassChildren.fit(Xb[:, T:], y, float(N0))
+        self.class_children_ = ClassChildren.fit(Xb[:, T:], y, float(self.children_N0))
         self.class_children_names_ = names[T:]
         return Xb, names, T
 
@@ -277,8 +283,6 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         rule = self.children_select
         if rule is None:
             rule = CHILDREN_SELECT_DEFAULT.get(self.clustering if isinstance(self.clustering, str) else "", "all")
-        if rule not in CHILDREN_SELECTIONS:
-            raise ValueError(f"children_select must be None or one of {CHILDREN_SELECTIONS}, got {rule!r}")
         return rule
 
     def _fit_selected(self, X, y):
@@ -312,7 +316,8 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         hs = check_hidden_states(self.hidden_states)
         B, alpha = self._structure_params()
         n_restarts = self.n_restarts if n_restarts is None else n_restarts
-        check_tree_params(B=B, alpha=alpha, n_restarts=n_restarts, hidden_states=hs, direction=self._direction)
+        if self._direction == "hbn":  # joins B (Table 4.1's when None) and hidden_states: not in the table
+            check_table_rows(B, hs)
         tree = self._build_tree(Xb, y, names)
         options = dict(n_restarts=n_restarts, tol=self.tol, max_iter=self.max_iter,
                        stopping=self.stopping, criterion=self.criterion, pseudo_count=self.pseudo_count,
@@ -382,8 +387,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             self.class_children_ = ClassChildren(cc.p_on[:, :k]) if k else None
 
     def _check_init(self, hidden_states) -> str:
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
+        # init itself is in the table; init='hbn' joins it with the direction and hidden_states
         if self.init == "hbn":
             if self._direction != "hnb":
                 raise ValueError("init='hbn' starts a hierarchical naive Bayes at an HBN; an HBN takes init='random'")
@@ -560,26 +564,25 @@ def children_candidates(tree_terms: int, n_terms: int) -> np.ndarray:
     return np.asarray([t - tree_terms for t in totals] + [n_terms - tree_terms])
 
 
+#: ``tree_terms``: None (every selected term in the tree) or an integer >= 1 (more than the selected
+#: terms: all of them).  The workbench's 0 for "every term" (:data:`hbnlab.bounds.TREE_TERMS`) is None here.
+TREE_TERMS_ALLOWED = [None, Bound("tree_terms", 1, math.inf)]
+#: ``hidden_states``: :data:`hbnlab.bounds.HIDDEN_STATES` or a search's name.
+HIDDEN_STATES_ALLOWED = [HIDDEN_STATES, Choice(HIDDEN_STATE_SEARCHES)]
+
+
 def check_tree_terms(value):
-    """``tree_terms``: None (every selected term in the tree) or an integer >= 1 (``ValueError``
-    naming the parameter otherwise)."""
-    if value is None:
-        return None
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 1:
-        return int(value)
-    raise ValueError(f"tree_terms must be None or an integer >= 1, got {value!r}")
+    """``tree_terms`` as None or an int, checked against :data:`TREE_TERMS_ALLOWED` (a
+    :class:`~hbnlab.bounds.BoundsError` naming the parameter otherwise)."""
+    validate_params({"tree_terms": value}, {"tree_terms": TREE_TERMS_ALLOWED})
+    return None if value is None else int(value)
 
 
 def check_hidden_states(value):
-    """``hidden_states``: an integer in :data:`hbnlab.bounds.HIDDEN_STATES`, ``"auto"`` or
-    ``"auto-holdout"`` (returned as an int or the string; ``ValueError`` naming the parameter otherwise)."""
-    if isinstance(value, str):
-        if value in HIDDEN_STATE_SEARCHES:
-            return value
-    elif value in HIDDEN_STATES:
-        return int(value)
-    raise ValueError(f"hidden_states must be an integer in {HIDDEN_STATES.lo}..{HIDDEN_STATES.hi}, 'auto' or "
-                     f"'auto-holdout', got {value!r}")
+    """``hidden_states`` as an int or a search's name, checked against :data:`HIDDEN_STATES_ALLOWED`
+    (a :class:`~hbnlab.bounds.BoundsError` naming the parameter otherwise)."""
+    validate_params({"hidden_states": value}, {"hidden_states": HIDDEN_STATES_ALLOWED})
+    return value if isinstance(value, str) else int(value)
 
 
 def parse_hidden_states(text: str):
@@ -773,6 +776,26 @@ _PARAMS_DOC = """
 """
 
 
+#: The tree learners' hyper-parameters (:func:`hbnlab.bounds.validate_params`, at the start of ``fit``).
+#: Checked where they meet, not here: B with hidden_states (an HBN table's rows, ``check_table_rows``),
+#: n_direct with B (``construct_tree``), init='hbn' with the direction and hidden_states (``_check_init``),
+#: feature_names with X's columns (``_selected_names``); class_name is any label.
+TREE_PARAMETER_CONSTRAINTS = {
+    **BinaryTextClassifier._parameter_constraints,
+    "B": [Bound("B", 2, math.inf), None], "alpha": [ALPHA, None],
+    "clustering": [Choice(CLUSTERINGS), CALLABLE],  # the registry, read at each check
+    "n_direct": [Bound("n_direct", 0, math.inf)], "tree_terms": TREE_TERMS_ALLOWED,
+    "children_N0": [Bound("children_N0", 0, 1e6, integer=False, lo_open=True, hi_open=True)],
+    "tree_select": [Choice(TREE_SELECTIONS)], "children_select": [None, Choice(CHILDREN_SELECTIONS)],
+    "n_restarts": [N_RESTARTS], "tol": [Bound("tol", 0, math.inf, integer=False)],
+    "max_iter": [Bound("max_iter", 0, math.inf)], "stopping": [Choice(_em.STOPPING)],
+    "criterion": [Choice(_em.CRITERIA)], "pseudo_count": [Bound("pseudo_count", 0, math.inf, integer=False)],
+    "acceleration": [Choice(_em.ACCELERATIONS)], "screen_iter": [SCREEN_ITER], "screen_keep": [SCREEN_KEEP],
+    "hidden_states": HIDDEN_STATES_ALLOWED, "init": [Choice(INITS)], "random_state": RANDOM_STATE_ALLOWED,
+    "progress": [None, CALLABLE], "should_stop": [None, CALLABLE],
+}
+
+
 class HierarchicalBNClassifier(_TreeClassifier):
     __doc__ = (
         """Hierarchical Bayesian network (HBN) classifier (thesis ch. 2, sec. 3.2).
@@ -796,6 +819,7 @@ class HierarchicalBNClassifier(_TreeClassifier):
     )
 
     _direction = "hbn"
+    _parameter_constraints = TREE_PARAMETER_CONSTRAINTS
 
 
 class HierarchicalNBClassifier(_TreeClassifier):
@@ -819,10 +843,12 @@ class HierarchicalNBClassifier(_TreeClassifier):
     )
 
     _direction = "hnb"
+    _parameter_constraints = TREE_PARAMETER_CONSTRAINTS
 
 
 __all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanation", "ClassChildren",
            "TREE_TERMS_DEFAULT", "TREE_SELECTIONS", "CHILDREN_SELECTIONS", "CHILDREN_SELECT_DEFAULT",
            "children_candidates",
            "check_tree_terms", "dependent_terms", "check_hidden_states",
-           "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS"]
+           "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS",
+           "TREE_PARAMETER_CONSTRAINTS", "TREE_TERMS_ALLOWED", "HIDDEN_STATES_ALLOWED"]

@@ -57,13 +57,14 @@ classification by shrinkage in a hierarchy of classes", ICML 1998.
 """
 from __future__ import annotations
 
-import numbers
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
+from hbnlab.bounds import BOOLEAN, SEED, Bound, Choice, Kind, validate_params
 from hbnlab.corpus.taxonomy import ROOT, Taxonomy, TopicLabels
 from hbnlab.features import fisher_index_multiclass
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
@@ -235,6 +236,16 @@ class HierarchicalShrinkageNBClassifier(NonNegativeInputMixin, BinaryTextClassif
     """
 
     _poor_score_on_generic_data = True  # count model (see the base class)
+    _parameter_constraints = {
+        "n_features": BinaryTextClassifier._parameter_constraints["n_features"],
+        "selection": [Choice(("fisher",))],  # Chakrabarti eq. 5.11 per node
+        "shrinkage": [BOOLEAN],
+        "alpha": [Bound("alpha", 0, math.inf, integer=False, lo_open=True)],
+        "held_out": [Bound("held_out", 0, 1, integer=False, lo_open=True, hi_open=True)],
+        "max_iter": [Bound("max_iter", 1, math.inf)],
+        "tol": [Bound("tol", 0, math.inf, integer=False)],
+        "random_state": [SEED, None, Kind("a numpy Generator", lambda v: isinstance(v, np.random.Generator))],
+    }
 
     def __init__(self, *, n_features=None, selection="fisher", shrinkage=True, alpha=1.0, held_out=0.3,
                  max_iter=100, tol=1e-6, random_state=0):
@@ -248,23 +259,6 @@ class HierarchicalShrinkageNBClassifier(NonNegativeInputMixin, BinaryTextClassif
         self.random_state = random_state
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self) -> None:
-        nf = self.n_features
-        if nf is not None and (isinstance(nf, bool) or not isinstance(nf, numbers.Integral) or nf < 1):
-            raise ValueError(f"n_features must be an integer >= 1 or None, got {nf!r}")
-        if self.selection != "fisher":
-            raise ValueError(f"selection must be 'fisher' (Chakrabarti eq. 5.11 per node), got {self.selection!r}")
-        if not isinstance(self.shrinkage, (bool, np.bool_)):
-            raise ValueError(f"shrinkage must be True or False, got {self.shrinkage!r}")
-        if not (isinstance(self.alpha, numbers.Real) and self.alpha > 0 and np.isfinite(self.alpha)):
-            raise ValueError(f"alpha must be a finite number > 0, got {self.alpha!r}")
-        if not (isinstance(self.held_out, numbers.Real) and 0.0 < float(self.held_out) < 1.0):
-            raise ValueError(f"held_out must be a fraction in (0, 1), got {self.held_out!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        if not (isinstance(self.tol, numbers.Real) and self.tol >= 0):
-            raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
-
     def _candidates(self, selected_features, n_cols: int) -> np.ndarray:
         if selected_features is None:
             return np.arange(n_cols)
@@ -290,7 +284,7 @@ class HierarchicalShrinkageNBClassifier(NonNegativeInputMixin, BinaryTextClassif
         target : str, optional
             The category's node (required with ``topics``).
         """
-        self._check_params()
+        validate_params(self, self._parameter_constraints)  # before X is read (fit is this estimator's own)
         X = self._as_csr(X, reset=True)
         y01 = self._validate_y(y)
         self._check_non_negative(X)

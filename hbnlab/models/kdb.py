@@ -29,10 +29,13 @@ a dense document-by-term matrix.  The counts for the tables are obtained the sam
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
 from hbnlab._validation import as_binary
+from hbnlab.bounds import Bound
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["KDependenceBNClassifier", "class_mutual_information", "conditional_mutual_information"]
@@ -180,6 +183,11 @@ class KDependenceBNClassifier(NonNegativeInputMixin, BinaryTextClassifier):
 
     _poor_score_on_generic_data = True  # presence model (see the base class)
 
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints, "k": [Bound("k", 0, math.inf)],
+                              "alpha": [Bound("alpha", 0, math.inf, integer=False, lo_open=True)],
+                              "min_cmi": [Bound("min_cmi", -math.inf, math.inf, integer=False)],
+                              "block_size": [Bound("block_size", 1, math.inf)]}
+
     def __init__(self, *, k=1, alpha=1.0, min_cmi=0.0, block_size=512, n_features=None, selection="ig"):
         self.k = k
         self.alpha = alpha
@@ -240,10 +248,6 @@ class KDependenceBNClassifier(NonNegativeInputMixin, BinaryTextClassifier):
 
     def _fit_selected(self, X, y):
         k = self.k
-        if not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 0):
-            raise ValueError(f"k must be an integer >= 0, got {k!r}")
-        if not (np.isscalar(self.alpha) and self.alpha > 0):
-            raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
         Xb = as_binary(X)
         y = np.asarray(y).astype(bool)
         self.class_mi_, self.order_, self.parents_, self.parent_cmi_ = self._structure(Xb, y)

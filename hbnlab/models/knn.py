@@ -43,7 +43,7 @@ units in the last place: 2e-14 on scores up to 45, ``benchmarks/bench_knn_reuse.
 from __future__ import annotations
 
 import itertools
-import numbers
+import math
 import threading
 import zlib
 from collections import OrderedDict
@@ -52,6 +52,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from hbnlab.bounds import Bound, Choice
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 from hbnlab.models.multinomial_nb import as_count_matrix
 from hbnlab.models.rocchio import tfidf_unit_rows
@@ -320,6 +321,9 @@ class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """
 
     _poor_score_on_generic_data = True  # presence/count model (see the base class)
+    #: ``k`` has no upper end: more than the training documents means all of them
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints,
+                              "k": [Bound("k", 1, math.inf)], "weighting": [Choice(WEIGHTINGS)]}
 
     def __init__(self, *, k=10, weighting="tfidf", n_features=None, selection="ig"):
         self.k = k
@@ -327,14 +331,7 @@ class KNNBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.n_features = n_features
         self.selection = selection
 
-    def _check_params(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, numbers.Integral) or self.k < 1:
-            raise ValueError(f"k must be an integer >= 1, got {self.k!r}")
-        if self.weighting not in WEIGHTINGS:
-            raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {self.weighting!r}")
-
     def _fit_selected(self, X, y):
-        self._check_params()
         self.train_counts_ = as_count_matrix(X)
         self.train_labels_ = np.asarray(y, dtype=np.int8)
         self.build_index()

@@ -13,12 +13,15 @@ multi-label estimators of hbnlab (:class:`MultinomialNBClassifier`,
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from hbnlab._validation import as_count_matrix
+from hbnlab.bounds import BOOLEAN, Bound, Choice, validate_params
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["MultiLabelTextClassifier", "MultinomialNBClassifier", "MultinomialNBBinaryClassifier",
@@ -53,6 +56,8 @@ class MultiLabelTextClassifier(BaseEstimator):
     _probabilistic = False
     #: the Y checks of fit: every class needs a positive document; and a negative one?
     _needs_negatives = True
+    #: hyper-parameter -> allowed alternatives, checked first in ``fit`` (:func:`hbnlab.bounds.validate_params`)
+    _parameter_constraints: dict = {}
 
     def _fit_multilabel(self, X, Y):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -100,6 +105,7 @@ class MultiLabelTextClassifier(BaseEstimator):
         -------
         self
         """
+        validate_params(self, self._parameter_constraints)
         X = as_count_matrix(X)
         Y = self._validate_Y(Y, X.shape[0], self._needs_negatives)
         self.n_features_in_ = X.shape[1]
@@ -265,6 +271,8 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
     """
 
     _probabilistic = True
+    _parameter_constraints = {"alpha": [Bound("alpha", 0, math.inf, integer=False, lo_open=True)],
+                              "binary": [BOOLEAN], "totals": [Choice(TERM_TOTALS)]}
 
     def __init__(self, *, alpha=1.0, binary=False, totals="documents"):
         self.alpha = alpha
@@ -275,8 +283,6 @@ class MultinomialNBClassifier(MultiLabelTextClassifier):
         return presence_pattern(X) if self.binary else X
 
     def _fit_multilabel(self, X, Y):
-        if not (np.isscalar(self.alpha) and self.alpha > 0):
-            raise ValueError(f"alpha must be a number > 0, got {self.alpha!r}")
         X = self._prepare(X)
         a = float(self.alpha)
         N_ik, N_k, N_i, N = class_term_counts(X, Y, self.totals)
@@ -336,6 +342,10 @@ class MultinomialNBBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier)
     >>> clf.predict(X).tolist()
     [1, 0, 0]
     """
+
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints,
+                              **{k: v for k, v in MultinomialNBClassifier._parameter_constraints.items()
+                                 if k in ("alpha", "binary")}}
 
     def __init__(self, *, alpha=1.0, binary=False, n_features=None, selection="ig"):
         self.alpha = alpha

@@ -1,9 +1,12 @@
 """Bernoulli naive Bayes with the thesis's N0 smoothing (Karčiauskas 2002, sec. 1.1.3, NB of ch. 4)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from hbnlab._validation import as_binary
+from hbnlab.bounds import Bound
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 
@@ -37,6 +40,8 @@ class BernoulliNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """
 
     _poor_score_on_generic_data = True  # presence/count model (see the base class)
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints,
+                              "N0": [Bound("N0", 0, math.inf, integer=False, lo_open=True)]}
 
     def __init__(self, *, N0=0.1, n_features=None, selection="ig"):
         self.N0 = N0
@@ -44,8 +49,6 @@ class BernoulliNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.selection = selection
 
     def _fit_selected(self, X, y):
-        if not self.N0 > 0:
-            raise ValueError(f"N0 must be > 0, got {self.N0}")
         Xb = as_binary(X)
         n_pos = float(y.sum())
         n_neg = float(y.size - n_pos)

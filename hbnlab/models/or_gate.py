@@ -22,8 +22,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from hbnlab.bounds import BOOLEAN, Bound, Choice
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
-from hbnlab.models.multinomial_nb import MultiLabelTextClassifier, as_count_matrix, class_term_counts, presence_pattern
+from hbnlab.models.multinomial_nb import (
+    TERM_TOTALS,
+    MultiLabelTextClassifier,
+    as_count_matrix,
+    class_term_counts,
+    presence_pattern,
+)
 
 __all__ = ["NoisyORClassifier", "NoisyORBinaryClassifier", "noisy_or_weights", "WEIGHT_METHODS"]
 
@@ -175,6 +182,10 @@ class NoisyORClassifier(MultiLabelTextClassifier):
     _probabilistic = True
     _needs_negatives = False
 
+    _parameter_constraints = {"weights": [Choice(WEIGHT_METHODS)], "counts": [BOOLEAN],
+                              "leak": [Bound("leak", 0, 1, integer=False, hi_open=True)],
+                              "totals": [Choice(TERM_TOTALS)]}
+
     def __init__(self, *, weights="eq12", counts=True, leak=0.0, totals="documents"):
         self.weights = weights
         self.counts = counts
@@ -182,10 +193,6 @@ class NoisyORClassifier(MultiLabelTextClassifier):
         self.totals = totals
 
     def _fit_multilabel(self, X, Y):
-        if self.weights not in WEIGHT_METHODS:
-            raise ValueError(f"weights must be one of {WEIGHT_METHODS}, got {self.weights!r}")
-        if not (np.isscalar(self.leak) and 0.0 <= float(self.leak) < 1.0):
-            raise ValueError(f"leak must be a number in [0, 1), got {self.leak!r}")
         N_ik, N_k, N_i, N = class_term_counts(X, Y, self.totals)
         self.weights_ = noisy_or_weights(N_ik, N_k, N_i, N, self.weights)
         with np.errstate(divide="ignore"):
@@ -250,6 +257,9 @@ class NoisyORBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """
 
     _poor_score_on_generic_data = True  # presence/count model (see the base class)
+
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints,
+                              **{k: v for k, v in NoisyORClassifier._parameter_constraints.items() if k != "totals"}}
 
     def __init__(self, *, weights="eq12", counts=True, leak=0.0, n_features=None, selection="ig"):
         self.weights = weights

@@ -14,9 +14,12 @@ ranking (cosine is scale-free).  All prototypes are one sparse product ``Y.T @ D
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
+from hbnlab.bounds import BOOLEAN, Bound
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 from hbnlab.models.multinomial_nb import MultiLabelTextClassifier, as_count_matrix
 
@@ -68,18 +71,15 @@ class RocchioClassifier(MultiLabelTextClassifier):
     [0]
     """
 
+    _parameter_constraints = {"beta": [Bound("beta", 0, math.inf, integer=False, lo_open=True)],
+                              "gamma": [Bound("gamma", 0, math.inf, integer=False)], "sublinear_tf": [BOOLEAN]}
+
     def __init__(self, *, beta=16.0, gamma=4.0, sublinear_tf=False):
         self.beta = beta
         self.gamma = gamma
         self.sublinear_tf = sublinear_tf
 
     def _fit_multilabel(self, X, Y):
-        for name in ("beta", "gamma"):
-            v = getattr(self, name)
-            if not (np.isscalar(v) and np.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
-        if not self.beta > 0:
-            raise ValueError(f"beta must be > 0, got {self.beta!r}")
         n_doc = X.shape[0]
         df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.float64)
         with np.errstate(divide="ignore"):
@@ -135,6 +135,8 @@ class RocchioBinaryClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """
 
     _poor_score_on_generic_data = True  # presence/count model (see the base class)
+
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints, **RocchioClassifier._parameter_constraints}
 
     def __init__(self, *, beta=16.0, gamma=4.0, sublinear_tf=False, n_features=None, selection="ig"):
         self.beta = beta

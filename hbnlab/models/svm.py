@@ -2,11 +2,14 @@
 logistic output transform, sec. 4.1.3), built on scikit-learn's ``LinearSVC``."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from sklearn.svm import LinearSVC
 
 from hbnlab._validation import as_binary
-from hbnlab.models.base import BinaryTextClassifier
+from hbnlab.bounds import BOOLEAN, Bound
+from hbnlab.models.base import RANDOM_STATE_ALLOWED, BinaryTextClassifier
 
 
 class LinearSVMClassifier(BinaryTextClassifier):
@@ -29,6 +32,10 @@ class LinearSVMClassifier(BinaryTextClassifier):
     random_state : int or None
     """
 
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints,
+                              "C": [Bound("C", 0, math.inf, integer=False, lo_open=True)], "binary": [BOOLEAN],
+                              "random_state": RANDOM_STATE_ALLOWED}
+
     def __init__(self, *, C=1.0, n_features=None, selection="ig", binary=True, random_state=None):
         self.C = C
         self.n_features = n_features
@@ -40,8 +47,6 @@ class LinearSVMClassifier(BinaryTextClassifier):
         return as_binary(X) if self.binary else X.astype(np.float64)
 
     def _fit_selected(self, X, y):
-        if not self.C > 0:
-            raise ValueError(f"C must be > 0, got {self.C}")
         Xp = self._prep(X)
         self.svm_ = LinearSVC(C=self.C, dual="auto", random_state=self.random_state, max_iter=20000)
         self.svm_.fit(Xp, y)

@@ -7,12 +7,15 @@ document is the sum of its words' counts, and a multinomial naive Bayes with Lap
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from hbnlab.bounds import Bound, validate_params
 from hbnlab.clustering.distributional import agglomerate_words, word_class_counts
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
@@ -61,6 +64,10 @@ class WordClusterNB(ClassifierMixin, BaseEstimator):
     bottleneck, NIPS 2000.
     """
 
+    _parameter_constraints = {"n_clusters": [Bound("n_clusters", 1, math.inf)],
+                              "pool_size": [Bound("pool_size", 2, math.inf), None],
+                              "alpha": [Bound("alpha", 0, math.inf, integer=False, lo_open=True)]}
+
     def __init__(self, n_clusters: int = 50, *, pool_size: int | None = None, alpha: float = 1.0):
         self.n_clusters = n_clusters
         self.pool_size = pool_size
@@ -75,14 +82,6 @@ class WordClusterNB(ClassifierMixin, BaseEstimator):
                              "X must hold term counts")
         return X
 
-    def _check_params(self):
-        if int(self.n_clusters) < 1 or int(self.n_clusters) != self.n_clusters:
-            raise ValueError(f"n_clusters must be an integer >= 1, got {self.n_clusters}")
-        if not self.alpha > 0:
-            raise ValueError(f"alpha must be > 0, got {self.alpha}")
-        if self.pool_size is not None and int(self.pool_size) < 2:
-            raise ValueError(f"pool_size must be >= 2 or None, got {self.pool_size}")
-
     # ------------------------------------------------------------------ fit
     def fit(self, X, y):
         """Cluster the terms of ``X`` by their class distributions and fit NB over the clusters.
@@ -94,7 +93,7 @@ class WordClusterNB(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_documents,)
             Class of every document (single label).
         """
-        self._check_params()
+        validate_params(self, self._parameter_constraints)
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
         y = np.asarray(y)
@@ -220,6 +219,7 @@ class WordGroupNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     """
 
     _poor_score_on_generic_data = True
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints, **WordClusterNB._parameter_constraints}
 
     def __init__(self, n_clusters: int = 50, *, pool_size: int | None = None, alpha: float = 1.0,
                  n_features: int | None = None, selection: str = "ig"):

@@ -298,10 +298,11 @@ def test_sparse_counts_and_determinism():
 
 def test_bad_parameters_name_the_value():
     X, y = _planted(seed=10, N=100)
-    for kw, msg in [({"cv": 1}, "cv must be >= 2, got 1"), ({"max_latents": -1}, "max_latents must be >= 0, got -1"),
-                    ({"alpha": 0}, "alpha must be > 0, got 0"),
-                    ({"n_candidates": 0}, "n_candidates must be >= 1, got 0"),
-                    ({"max_iter": 0}, "max_iter must be >= 1, got 0")]:
+    for kw, msg in [({"cv": 1}, "cv must be an integer >= 2, got 1"),
+                    ({"max_latents": -1}, "max_latents must be an integer >= 0, got -1"),
+                    ({"alpha": 0}, "alpha must be a finite number > 0, got 0"),
+                    ({"n_candidates": 0}, "n_candidates must be an integer >= 1, got 0"),
+                    ({"max_iter": 0}, "max_iter must be an integer >= 1, got 0")]:
         with pytest.raises(ValueError, match=msg):
             GreedyHNBClassifier(n_features=None, **kw).fit(X, y)
     with pytest.raises(ValueError, match="two distinct children of the class"):

@@ -194,10 +194,10 @@ def test_default_B_and_alpha_are_table_4_1s_for_the_clustering(clustering, B, al
 @pytest.mark.parametrize(
     "kw, msg",
     [
-        ({"B": 1}, "branching factor B must be an integer >= 2, got 1"),
+        ({"B": 1}, "B must be an integer >= 2 or None, got 1"),
         ({"stopping": "never"}, "stopping must be one of"),
         ({"n_restarts": 0}, "n_restarts must be an integer in 1..1024, got 0"),
-        ({"clustering": "nope"}, "clustering must be one of"),
+        ({"clustering": "nope"}, "clustering must be 'avg', 'dep', 'or' or a callable, got 'nope'"),
         ({"hidden_states": 1}, "hidden_states must be an integer in 2..8, .auto. or .auto-holdout., got 1"),
         ({"hidden_states": "many"}, "hidden_states must be an integer in 2..8, .auto. or .auto-holdout., got .many."),
     ],

@@ -86,7 +86,7 @@ def test_presence_pattern_is_as_binary_in_storage_order():
 
 
 @pytest.mark.parametrize("kwargs, X, Y, fragment", [
-    ({"alpha": 0}, None, None, "alpha must be a number > 0, got 0"),
+    ({"alpha": 0}, None, None, "alpha must be a finite number > 0, got 0"),
     ({}, None, np.ones((3, 1), dtype=bool), "column(s) [0] have no negative"),
     ({}, None, np.array([[0], [0], [0]]), "column(s) [0] have no positive"),
     ({}, np.array([[1.0, -1.0, 0.0], [0, 1, 0], [1, 0, 0]]), None, "Negative values in data"),
@@ -155,9 +155,9 @@ def test_rocchio_adapter_and_contributions():
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"beta": 0.0}, "beta must be > 0"),
+    ({"beta": 0.0}, "beta must be a finite number > 0, got 0.0"),
     ({"gamma": -1.0}, "gamma must be a finite number >= 0, got -1.0"),
-    ({"beta": float("nan")}, "beta must be a finite number >= 0"),
+    ({"beta": float("nan")}, "beta must be a finite number > 0, got nan"),
 ])
 def test_rocchio_bad_parameters(kwargs, fragment):
     X, Y = _data(1)

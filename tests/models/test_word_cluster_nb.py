@@ -89,7 +89,7 @@ def test_bad_inputs_name_the_value():
     X, y = _data(seed=6, D=20)
     with pytest.raises(ValueError, match="n_clusters must be an integer >= 1, got 0"):
         WordClusterNB(n_clusters=0).fit(X, y)
-    with pytest.raises(ValueError, match="alpha must be > 0, got -1"):
+    with pytest.raises(ValueError, match="alpha must be a finite number > 0, got -1"):
         WordClusterNB(alpha=-1).fit(X, y)
     with pytest.raises(ValueError, match="only one class"):
         WordClusterNB().fit(X, np.zeros(20))
