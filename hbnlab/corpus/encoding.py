@@ -67,6 +67,10 @@ decides:
 6. **charset_normalizer's best guess** (``charset_normalizer.from_bytes(...).best()``), for
    files rules 1-5 reject (e.g. cp1251 Russian, Shift-JIS).  A mostly-ASCII file with one odd
    byte never gets here: the detector is unreliable on those (it answers cp775 or mac-latin2).
+   The detector's memory grows with its input (six times a 40 MB file, 25 MB for 1 MB), so a file over
+   :data:`GUESS_SAMPLE_BYTES` is guessed from :data:`GUESS_PIECES` whole-line pieces spread over
+   it; the whole file is then decoded strictly with the guess, and when a byte the sample missed
+   does not decode with it, the detector is asked again about the whole file.
 7. **Fallback**: cp1252 with ``errors="replace"``; the file is recorded as replaced when a
    byte became U+FFFD.
 
@@ -91,14 +95,19 @@ import numpy as np
 
 from .base import BinaryFileError, CorpusError
 
-__all__ = ["AUTO", "BINARY_REASON", "MAX_REPORTED", "DecodedText", "EncodingTally", "Replacement", "binary_reason",
-           "check_encoding", "decode_text", "encoding_summary", "mostly_utf8", "plausible_cp1252", "replacement_places"]
+__all__ = ["AUTO", "BINARY_REASON", "GUESS_PIECES", "GUESS_SAMPLE_BYTES", "MAX_REPORTED", "DecodedText",
+           "EncodingTally", "Replacement", "binary_reason", "check_encoding", "decode_text", "encoding_summary",
+           "guess_sample", "mostly_utf8", "plausible_cp1252", "replacement_places"]
 
 AUTO = "auto"
 #: How ``meta['ignored_files']`` starts the reason of a file skipped as binary data (rule 0).
 BINARY_REASON = "binary data, not text: "
 #: How many bad sequences of a replaced file are located (line, byte offset, bytes).
 MAX_REPORTED = 3
+#: Rule 6 shows the detector at most this many bytes of a file (:func:`guess_sample`).
+GUESS_SAMPLE_BYTES = 1 << 18
+#: Pieces of a larger file the sample is made of.
+GUESS_PIECES = 64
 
 _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -358,19 +367,63 @@ def plausible_cp1252(text: str, data: bytes) -> bool:
     return other_letters <= _MAX_NON_ASCII_LETTERS * letters and odd <= _MAX_ODD_SYMBOLS * len(text)
 
 
+def _boundary(data: bytes, lo: int, hi: int, last: bool) -> int:
+    """The position just after the first (``last``: the last) line end in ``data[lo:hi]``, else
+    after a space, else -1.  Neither byte is ever part of a character of an 8-bit code page or of
+    a multi-byte East Asian one (Shift-JIS, GB18030, Big5, EUC: their trail bytes are >= 0x30)."""
+    for b in (b"\n", b" "):
+        at = data.rfind(b, lo, hi) if last else data.find(b, lo, hi)
+        if at >= 0:
+            return at + 1
+    return -1
+
+
+def guess_sample(data: bytes) -> bytes:
+    """What rule 6 shows the detector: ``data`` itself up to :data:`GUESS_SAMPLE_BYTES`, else
+    :data:`GUESS_PIECES` pieces spread evenly over it, each cut after a line end (or a space, for
+    lines longer than a piece), together at most :data:`GUESS_SAMPLE_BYTES`; a file with no such
+    place in its pieces is shown whole.
+
+    Examples
+    --------
+    >>> data = b"".join(b"line %06d\\n" % k for k in range(300_000))   # 3.3 MB
+    >>> sample = guess_sample(data)
+    >>> len(sample) <= GUESS_SAMPLE_BYTES, sample.startswith(b"line 000000\\n"), sample.endswith(b"\\n")
+    (True, True, True)
+    >>> all(line.startswith(b"line ") and len(line) == 11 for line in sample.splitlines())
+    True
+    """
+    if len(data) <= GUESS_SAMPLE_BYTES:
+        return data
+    size, step = GUESS_SAMPLE_BYTES // GUESS_PIECES, len(data) // GUESS_PIECES
+    pieces = []
+    for k in range(GUESS_PIECES):
+        start = _boundary(data, k * step, k * step + size, last=False) if k else 0
+        end = _boundary(data, start, start + size, last=True) if start >= 0 else -1
+        if end > start:
+            pieces.append(data[start:end])
+    return b"".join(pieces) or data
+
+
 def _guess(data: bytes) -> DecodedText | None:
     """Rule 6: charset_normalizer's best guess, decoded strictly, or None."""
     # imported here: only files that are neither UTF-8 nor plausible cp1252 need it, and
     # loading the detector costs start-up time of every command and of the workbench
     from charset_normalizer import from_bytes
 
-    best = from_bytes(data).best()
-    if best is None:
-        return None
-    try:
-        return DecodedText(data.decode(best.encoding), codecs.lookup(best.encoding).name)
-    except (LookupError, UnicodeDecodeError):
-        return None
+    def strictly(best) -> DecodedText | None:
+        if best is None:
+            return None
+        try:
+            return DecodedText(data.decode(best.encoding), codecs.lookup(best.encoding).name)
+        except (LookupError, UnicodeDecodeError):
+            return None
+
+    sample = guess_sample(data)
+    decoded = strictly(from_bytes(sample).best())
+    if decoded is None and sample is not data:  # the sample's guess does not fit the file: the whole file decides
+        decoded = strictly(from_bytes(data).best())
+    return decoded
 
 
 def _detect(data: bytes) -> DecodedText:
@@ -396,6 +449,7 @@ def _detect(data: bytes) -> DecodedText:
         text, codec = data.decode("latin-1"), "latin-1"
     if plausible_cp1252(text, data):
         return DecodedText(text, codec)
+    del text  # not kept while the detector works: two bytes a character for the cp1252 symbols
     guessed = _guess(data)
     if guessed is not None:
         return guessed

@@ -285,3 +285,78 @@ def test_nothing_in_a_zip_is_dropped_silently():
     assert [(d["file"], d["reason"].split(" (")[0]) for d in c.meta["ignored_files"]] == [
         ("README", "in the root, not in a class folder"), ("__MACOSX/train/._x", "hidden or system file"),
         ("train/.DS_Store", "hidden or system file")]
+
+
+RUSSIAN_LINE = "Съешь же ещё этих мягких французских булок, да выпей чаю. Широкая электрификация.\n"
+
+
+def _russian_file(n_bytes: int) -> bytes:
+    line = RUSSIAN_LINE.encode("cp1251")
+    return line * (n_bytes // len(line))
+
+
+def test_a_large_file_is_guessed_from_a_sample_and_decoded_whole():
+    from hbnlab.corpus.encoding import GUESS_SAMPLE_BYTES, decode_text, guess_sample
+
+    data = _russian_file(3 * GUESS_SAMPLE_BYTES)
+    sample = guess_sample(data)
+    assert 0.9 * GUESS_SAMPLE_BYTES < len(sample) <= GUESS_SAMPLE_BYTES
+    assert sample.decode("cp1251").count("\n") == sample.count(b"\n")  # whole lines only
+    assert set(sample.decode("cp1251").splitlines()) == {RUSSIAN_LINE.rstrip("\n")}
+    d = decode_text(data, "big.txt")
+    assert d.encoding == "cp1251" and d.replaced == 0 and d.text == data.decode("cp1251")
+
+
+def test_rule_6_holds_no_more_memory_than_pythons_own_decode_of_the_file():
+    """The detector sees a sample and the cp1252 trial text is let go before it runs: the peak of
+    decode_text on a 24 MB cp1251 file stays within a quarter of the file of what bytes.decode
+    itself takes (three times the file: two bytes a Cyrillic character, the codec's over-allocation);
+    it was seven times the file."""
+    import tracemalloc
+
+    from hbnlab.corpus.encoding import decode_text
+
+    data = _russian_file(24 * 2**20)
+    tracemalloc.start()
+    try:
+        data.decode("cp1251")
+        floor = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        decode_text(data, "big.txt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= floor + len(data) // 4, (peak / len(data), floor / len(data))
+
+
+def test_a_byte_the_sample_missed_sends_the_whole_file_to_the_detector(monkeypatch):
+    """A byte cp1251 cannot decode (0x98), placed between two pieces of the sample: the sample's
+    guess fails on the whole file, so the detector is asked about the whole file (as for a small
+    file) and its answer is what the file gets."""
+    from charset_normalizer import from_bytes
+
+    from hbnlab.corpus import encoding as E
+
+    data = bytearray(_russian_file(3 * E.GUESS_SAMPLE_BYTES))
+    step = len(data) // E.GUESS_PIECES
+    at = data.find(b"\n", step + step // 2) - 5
+    data[at] = 0x98
+    data = bytes(data)
+    sample = E.guess_sample(data)
+    assert b"\x98" not in sample and from_bytes(sample).best().encoding == "cp1251"
+    shown = []
+    real = from_bytes
+    import charset_normalizer
+
+    monkeypatch.setattr(charset_normalizer, "from_bytes", lambda b: shown.append(len(b)) or real(b))
+    d = E.decode_text(data, "big.txt")
+    assert shown == [len(sample), len(data)]
+    whole = real(data).best()
+    want = E._decode_replacing(data, "cp1252") if whole is None else None
+    if whole is not None:
+        try:
+            assert d.text == data.decode(whole.encoding)
+        except UnicodeDecodeError:
+            want = E._decode_replacing(data, "cp1252")
+    if want is not None:
+        assert (d.text, d.encoding) == (want.text, want.encoding)
