@@ -50,6 +50,7 @@ from test_workbench_e2e import (  # noqa: E402
     timed_nav,
     timed_slider_redraw,
     train_from_form,
+    upload_form,
     wait_job,
 )
 from test_workbench_round2_e2e import PAGES  # noqa: E402
@@ -112,14 +113,9 @@ def make_upload(folder: Path, n_documents: int = 18_800, n_cp1252: int = 1_000) 
 def upload_day(page, url: str, home: Path, upload: Path, shots: Path, n_classes: int) -> dict:
     """The analyst's corpus through the pages (module docstring); seconds per step."""
     res: dict = {}
-    page.goto(url)
-    page.get_by_role("heading", name="hbnlab workbench").wait_for()
-    _idle(page)
-    _nav(page, "Corpus")
-    page.get_by_text("Upload a file").click()
-    _idle(page)
+    uploader = upload_form(page, url)
     t0 = time.monotonic()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+    uploader.set_input_files(str(upload))
     bar = page.locator('[data-testid="stProgress"]')
     try:  # the parse's progress bar, caught moving (a screenshot of it)
         bar.first.wait_for(timeout=20_000)

@@ -53,7 +53,7 @@ with left:
     st.dataframe(table, hide_index=True, height=520, key="feature_table",
                  column_config={"rank": st.column_config.NumberColumn(width="small"),
                                 "score": st.column_config.NumberColumn(
-                                    format=services.feature_score_format(table["score"]), width="medium"),
+                                    format=services.feature_score_format(table["score"]), width="small"),
                                 "docs in class": st.column_config.NumberColumn("in class", help="training documents "
                                                                                "of the class with the term"),
                                 "docs outside": st.column_config.NumberColumn("outside", help="training documents "

@@ -9,7 +9,17 @@ import time
 
 import pytest
 from corpus_fixtures import corpus_files, zip_bytes
-from test_workbench_e2e import OUT, _idle, _nav, _rendered, _shot, open_page, train_from_form, wait_job
+from test_workbench_e2e import (
+    OUT,
+    _idle,
+    _nav,
+    _rendered,
+    _shot,
+    open_page,
+    train_from_form,
+    upload_form,
+    wait_job,
+)
 
 pytestmark = pytest.mark.e2e
 N_CLASSES = 20
@@ -24,15 +34,8 @@ def test_own_corpus_from_zip_upload_to_export(server, tmp_path):
                                   "news/"))
     with sync_playwright() as pw:
         browser, page = open_page(pw, downloads=True)
-        page.goto(url)
-        page.get_by_role("heading", name="hbnlab workbench").wait_for()
-        _idle(page)
-
         # the upload, Encoding left at auto
-        _nav(page, "Corpus")
-        page.get_by_text("Upload a file").click()
-        _idle(page)
-        page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(archive))
+        upload_form(page, url).set_input_files(str(archive))
         page.get_by_text("Encodings: 160 files, 0 with replacement characters").wait_for()
         _idle(page)
         page.get_by_text("Encodings: 160 files").click()

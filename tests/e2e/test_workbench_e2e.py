@@ -156,6 +156,18 @@ def open_page(pw, *, width=1400, height=2000, timeout=60_000, downloads=False):
     return browser, page
 
 
+def upload_form(page, url):
+    """Open the app at ``url``, then the Corpus page's upload form (Source: Upload a file);
+    returns the uploader's file input (``set_input_files`` uploads)."""
+    page.goto(url)
+    page.get_by_role("heading", name="hbnlab workbench").wait_for()
+    _idle(page)
+    _nav(page, "Corpus")
+    page.get_by_text("Upload a file").click()
+    _idle(page)
+    return page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+
+
 def wait_job(home, job_id, timeout=300):
     """The record of job ``job_id`` of the data home ``home`` once it has finished."""
     from hbnlab.jobs.registry import RunRegistry

@@ -53,3 +53,30 @@ def test_offline_icon_enter_submits_nothing_and_network_downloads(server):
         _shot(page, "round3-export")
         assert hosts <= {"127.0.0.1", "data", "blob"}, f"requests left this machine: {sorted(hosts)}"
         browser.close()
+
+
+#: The scroll width and the visible width of the first data frame of the page (Glide's scroller).
+FRAME_WIDTHS = """() => { const sc = document.querySelector('[data-testid="stDataFrame"] .dvn-scroller');
+  return sc ? [sc.scrollWidth, sc.clientWidth] : null; }"""
+
+
+@pytest.mark.parametrize("width", [1400, 1280])
+def test_the_features_table_shows_its_last_column(server, width):
+    """Issue 31: the Features table's last column (P(t | not c)) was cut off beside the chart; its
+    columns now fit the table's box on a laptop-sized window."""
+    from playwright.sync_api import sync_playwright
+    from test_workbench_e2e import _rendered
+
+    url, _ = server
+    with sync_playwright() as pw:
+        browser, page = open_page(pw, width=width, height=1200, timeout=120_000)
+        page.goto(url)
+        page.get_by_role("heading", name="hbnlab workbench").wait_for()
+        _idle(page)
+        _nav(page, "Features")
+        _rendered(page, frames=1)
+        page.wait_for_function(f"() => ({FRAME_WIDTHS})() !== null")
+        scroll, visible = page.evaluate(FRAME_WIDTHS)
+        _shot(page, f"round3-features-{width}")
+        browser.close()
+    assert scroll <= visible, f"the table is {scroll} px wide in a {visible} px box"
