@@ -48,7 +48,7 @@ def test_every_bound_is_a_row_of_the_readme_table_with_its_range(serving):
 
 
 def test_the_corpus_and_upload_limits_are_stated_with_their_figures(serving):
-    from hbnlab.corpus import _common, collections, fetch, isolated, parquet, readers
+    from hbnlab.corpus import _common, collections, encoding, fetch, isolated, parquet, readers
 
     flat = _flat(serving)
     want = [
@@ -62,6 +62,8 @@ def test_the_corpus_and_upload_limits_are_stated_with_their_figures(serving):
         f"`MAX_FILE_BYTES` = {collections.MAX_FILE_BYTES:,} bytes",
         f"`MAX_FILES` = {collections.MAX_FILES:,} files",
         f"`MAX_EXTRACTED_BYTES` = {fetch.MAX_EXTRACTED_BYTES:,} bytes",
+        f"`GUESS_SAMPLE_BYTES` = {encoding.GUESS_SAMPLE_BYTES:,} bytes",
+        f"`GUESS_PIECES` = {encoding.GUESS_PIECES} whole-line pieces",
     ]
     for phrase in want:
         assert phrase in flat, f"README, Serving a team: {phrase!r} not found"

@@ -12,8 +12,6 @@ from sweep_helpers import TINY
 
 from hbnlab.experiments import sweep as sw
 
-RESULTS: dict = {}  # sweep id -> SweepResult, shared by the tests of this module (run in order)
-
 
 def numbers(result: sw.SweepResult) -> dict:
     """Everything a sweep computes, without timings and ids."""
@@ -46,9 +44,24 @@ def check_choices_are_the_validation_maxima(result, config):
             assert ch["how"].startswith("global")
 
 
-def test_local_pool_sweep(local_runner, syn_data, tiny_config):
+@pytest.fixture(scope="module")
+def local_sweep(local_runner, syn_data):
+    """The sweep "same-local" run once on the module's local pool (whichever test asks first): its
+    result, its progress phases and the data transfers it made."""
     phases = []
+    before = local_runner.transfers
     result = run(local_runner, syn_data, "same-local", progress=lambda ph, counts, n: phases.append((ph, n)))
+    return result, phases, local_runner.transfers - before
+
+
+@pytest.fixture(scope="module")
+def dask_sweep(dask_runner, syn_data):
+    """The sweep "same-dask" run once on the module's Dask cluster."""
+    return run(dask_runner, syn_data, "same-dask")
+
+
+def test_local_pool_sweep(local_sweep, tiny_config):
+    result, phases, transfers = local_sweep
     assert result.state == "done", result.errors
     assert {p for p, _ in phases} == {"validation", "test"}
     assert dict(phases) == {"validation": 24, "test": 9}
@@ -57,7 +70,7 @@ def test_local_pool_sweep(local_runner, syn_data, tiny_config):
                                 "test": {"reused": 0, "retried": 0, "submitted": 9, "waiting": 0}}
     check_choices_are_the_validation_maxima(result, tiny_config)
     # the data went to each worker process once, not once per cell
-    assert local_runner.transfers <= 2
+    assert transfers <= 2
     assert len({v["pid"] for v in result.validation + result.test if "pid" in v}) <= 2
     # the table: one row per clustering and the baseline, micro from the per-class breakevens
     t = result.table
@@ -67,25 +80,23 @@ def test_local_pool_sweep(local_runner, syn_data, tiny_config):
         n = np.array(list(t["n_positive"].values()))
         assert r["micro"] == pytest.approx(np.sum(be * n) / n.sum()) and r["macro"] == pytest.approx(be.mean())
         assert 50 < r["micro"] <= 100
-    RESULTS["same-local"] = result
 
 
-def test_dask_gives_the_same_numbers_as_the_local_pool(dask_runner, syn_data):
-    result = run(dask_runner, syn_data, "same-dask")
-    assert result.state == "done", result.errors
-    assert numbers(result) == numbers(RESULTS["same-local"])
+def test_dask_gives_the_same_numbers_as_the_local_pool(dask_runner, dask_sweep, local_sweep):
+    assert dask_sweep.state == "done", dask_sweep.errors
+    assert numbers(dask_sweep) == numbers(local_sweep[0])
     assert all(r.worker.startswith("dask worker") for r in dask_runner.registry.list(group="same-dask"))
-    RESULTS["same-dask"] = result
 
 
-def test_rerunning_a_sweep_id_skips_finished_cells(local_runner, dask_runner, syn_data):
+def test_rerunning_a_sweep_id_skips_finished_cells(local_runner, dask_runner, syn_data, local_sweep):
     reg = local_runner.registry
+    first = local_sweep[0]
     before = {r.id: (r.attempt, r.finished) for r in reg.list(group="same-local")}
     again = run(local_runner, syn_data, "same-local")
     assert again.job_stats["validation"] == {"reused": 24, "retried": 0, "submitted": 0, "waiting": 0}
     assert again.job_stats["test"]["reused"] == 9
     assert {r.id: (r.attempt, r.finished) for r in reg.list(group="same-local")} == before
-    assert numbers(again) == numbers(RESULTS["same-local"])
+    assert numbers(again) == numbers(first)
     # the other backend on the same registry reuses them too (a Dask runner on the running cluster)
     from hbnlab.jobs import DaskRunner
 
@@ -95,7 +106,7 @@ def test_rerunning_a_sweep_id_skips_finished_cells(local_runner, dask_runner, sy
     finally:
         other.shutdown(wait=False, interrupt=True)
     assert moved.job_stats["validation"]["reused"] == 24 and moved.job_stats["test"]["reused"] == 9
-    assert numbers(moved) == numbers(RESULTS["same-local"])
+    assert numbers(moved) == numbers(first)
     assert {r.id: (r.attempt, r.finished) for r in reg.list(group="same-local")} == before
 
 
@@ -126,7 +137,7 @@ def test_cancel_during_em_stops_the_whole_sweep(local_runner, syn_data):
     assert sw.sweep_status(reg, "slow")["test"] == {}  # the test phase never started
 
 
-def test_cancel_then_resume_gives_the_uncancelled_numbers(local_runner, syn_data):
+def test_cancel_then_resume_gives_the_uncancelled_numbers(local_runner, syn_data, local_sweep):
     reg = local_runner.registry
     fired = []
 
@@ -146,7 +157,7 @@ def test_cancel_then_resume_gives_the_uncancelled_numbers(local_runner, syn_data
     after = {r.id: r.attempt for r in reg.list(group="resumed") if r.kind == sw.CELL_KIND}
     assert all(after[i] == a for i, a in done_before.items())  # finished cells were not rerun
     assert len(after) == 24 + 9  # one job per cell: retried under the same ids
-    assert numbers(second) == numbers(RESULTS["same-local"])
+    assert numbers(second) == numbers(local_sweep[0])
 
 
 def test_cancel_between_phases_stops_before_the_test_phase(dask_runner, syn_data):
@@ -163,7 +174,7 @@ def test_cancel_between_phases_stops_before_the_test_phase(dask_runner, syn_data
     assert run(dask_runner, syn_data, "between").state == "done"
 
 
-def test_two_sweeps_at_once_see_only_their_own_cells(dask_runner, syn_data):
+def test_two_sweeps_at_once_see_only_their_own_cells(dask_runner, syn_data, dask_sweep):
     reg = dask_runner.registry
     out = {}
 
@@ -181,7 +192,7 @@ def test_two_sweeps_at_once_see_only_their_own_cells(dask_runner, syn_data):
     assert a.state == "done" and c.state == "cancelled"
     # A recomputed everything under its own id and got the numbers of the earlier runs
     assert a.job_stats["validation"]["submitted"] == 24
-    assert numbers(a) == numbers(RESULTS["same-dask"])
+    assert numbers(a) == numbers(dask_sweep)
     ids_a = {r.id for r in reg.list(group="sweep-A")}
     ids_c = {r.id for r in reg.list(group="sweep-C")}
     assert not ids_a & ids_c
