@@ -41,6 +41,20 @@ def check_random_state(random_state):
     raise ValueError(f"random_state must be None, an int, a numpy RandomState or Generator, got {random_state!r}")
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+def text_lines(text: str):
+    """The lines of ``text`` one at a time, each with its line end (``\\r\\n``, ``\\r`` or ``\\n``, the
+    lines of ``io.StringIO(text, newline="")``), for ``csv.reader``: a ``StringIO`` of the text
+    would hold a copy of four bytes a character.
+
+    >>> list(text_lines('a,b\\r\\n"x\\ny",z\\rlast'))
+    ['a,b\\r\\n', '"x\\n', 'y",z\\r', 'last']
+    """
+    return (m.group() for m in _LINE.finditer(text))
+
+
 def has_letters(text: str) -> bool:
     """True iff ``text`` holds at least one letter, i.e. at least one token (thesis sec. 4.1.2)."""
     return _LETTER.search(text) is not None
@@ -134,6 +148,9 @@ def walk_regular_files(root: Path, is_hidden: Callable[[str], bool]):
     return files, sorted(hidden), ignored
 
 
+_READ_CHUNK = 1 << 20
+
+
 def read_regular_file(path: Path, limit: int | None, source: str | None = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them (``None``: no limit).
 
@@ -147,7 +164,15 @@ def read_regular_file(path: Path, limit: int | None, source: str | None = None) 
             mode = os.fstat(fh.fileno()).st_mode
             if not stat.S_ISREG(mode):
                 raise CorpusError(f"{name}: {_not_regular_reason(mode)}; only regular files are read")
-            data = fh.read(-1 if limit is None else limit + 1)
+            # one read of the size fstat reports (plus one byte, to see a file that grew), not of
+            # ``limit + 1``, for which Python would allocate that many bytes up front; what a file
+            # whose size is unknown (0 in /proc) or that grew holds beyond is read after
+            size = os.fstat(fh.fileno()).st_size
+            first = size + 1 if size else _READ_CHUNK
+            first = first if limit is None else min(first, limit + 1)
+            data = fh.read(first)
+            if len(data) == first and (limit is None or len(data) <= limit):
+                data += fh.read(-1 if limit is None else limit + 1 - len(data))
     except OSError as exc:
         raise CorpusError(f"{name}: cannot read ({exc.strerror or exc})") from None
     if limit is not None and len(data) > limit:

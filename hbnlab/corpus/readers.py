@@ -62,6 +62,7 @@ from ._common import (
     has_letters,
     read_regular_file,
     seeded_split,
+    text_lines,
     walk_regular_files,
 )
 from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
@@ -129,7 +130,7 @@ def _csv_rows(text: str, source: str, delimiter: str) -> tuple[list[str], Iterat
         # Documents are long fields (the default limit is 128 KB); their size is bounded by
         # max_bytes already.  2**31 - 1 fits a C long on every platform.
         csv.field_size_limit(_CSV_FIELD_LIMIT)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(text_lines(text), delimiter=delimiter)
     try:
         header = next(reader)
     except csv.Error as exc:
