@@ -304,7 +304,7 @@ class TermIndexer(BaseEstimator):
             ids = [lookup(t) for t in toks]
             chunks.append(ids)
             lengths.append(len(ids))
-        flat = np.fromiter((i for ids in chunks for i in ids), dtype=np.int64,
+        flat = np.fromiter((i for ids in chunks for i in ids), dtype=np.int32,  # term ids < 2**31
                            count=int(sum(lengths)))
         indptr = np.zeros(len(lengths) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
@@ -312,15 +312,19 @@ class TermIndexer(BaseEstimator):
 
     @staticmethod
     def _assemble(flat, indptr, n_cols, col_map=None, binary=True) -> sp.csr_matrix:
-        """CSR from flat ids: map through ``col_map`` (-1 = drop), sum duplicates, canonical."""
-        rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
-        keep = flat >= 0
-        rows, cols = rows[keep], flat[keep]
+        """CSR from flat ids: map through ``col_map`` (-1 = drop), sum duplicates, canonical.
+
+        The matrix is built in CSR form from the documents' row pointer (the ids kept before each
+        document's start), without a row index per entry or a COO copy."""
+        cols = flat
         if col_map is not None:
-            cols = col_map[cols]
-            keep = cols >= 0
-            rows, cols = rows[keep], cols[keep]
-        X = sp.csr_matrix((np.ones(cols.size, dtype=np.float64), (rows, cols)),
+            cols = np.full_like(flat, -1)
+            known = flat >= 0
+            cols[known] = col_map[flat[known]]
+        keep = cols >= 0
+        kept_before = np.zeros(keep.size + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept_before[1:])
+        X = sp.csr_matrix((np.ones(int(kept_before[-1]), dtype=np.float64), cols[keep], kept_before[indptr]),
                           shape=(indptr.size - 1, n_cols))
         X.sum_duplicates()  # sorted indices, no duplicates: canonical format
         if binary:
