@@ -84,12 +84,14 @@ def check_upload(data: bytes, filename: str, options: dict | None = None, *,
         except OSError:  # the child died before reading everything: its exit code tells why
             pass
 
-    def listen():
+    def listen():  # drains the child's stderr to its end, so the child never blocks on a full pipe
         for line in proc.stderr:
-            if line.startswith(_TICK):
+            try:
                 stage, done, total = line[len(_TICK):].decode("utf-8", "replace").rstrip("\n").split("\t")
+                if not line.startswith(_TICK):
+                    raise ValueError("not a tick")
                 latest[0] = (stage, int(done), int(total))
-            else:
+            except ValueError:  # the child's own messages, or a tick cut short by its end
                 err.append(line)
 
     threads = [threading.Thread(target=feed, daemon=True), threading.Thread(target=listen, daemon=True),

@@ -112,3 +112,27 @@ def test_the_workbench_bar_hears_the_check_and_the_servers_first_parse(tmp_path,
     services.store_upload(data, "news.zip", {}, progress=lambda f, m: told.append((f, m)))
     services.load_corpus(cfg, progress=lambda f, m: told.append((f, m)))
     assert told == []  # already checked and read: a rerun draws no bar
+
+
+def test_a_tick_cut_short_or_a_stray_message_does_not_stop_the_relay(monkeypatch):
+    """The relay parses each stderr line of the child; a line that is not a whole tick is kept as
+    the child's message and the relay goes on (a dead relay would leave the pipe full and the child
+    blocked until its deadline)."""
+    import subprocess
+    import sys
+
+    from hbnlab.corpus import isolated
+
+    script = ("import sys, pickle\n"
+              "sys.stdin.buffer.read()\n"
+              "e = sys.stderr.buffer\n"
+              "e.write(b'\\x00hbnlab-tick\\tdecoding files\\t5\\n'); e.write(b'a warning\\n')\n"
+              "e.write(b'x' * 300000 + b'\\n')\n"
+              "e.write(b'\\x00hbnlab-tick\\tdecoding files\\t7\\t7\\n'); e.flush()\n"
+              "sys.stdout.buffer.write(pickle.dumps(('ok', 7, '')))\n")
+    real = subprocess.Popen
+    monkeypatch.setattr(isolated.subprocess, "Popen",
+                        lambda args, **kw: real([sys.executable, "-c", script], **kw))
+    heard = []
+    assert isolated.check_upload(b"x", "f.csv", progress=lambda *a: heard.append(a), timeout=30) == 7
+    assert heard[-1] == ("decoding files", 7, 7)
