@@ -117,6 +117,8 @@ def check_upload(data: bytes, filename: str, options: dict | None = None, *,
             proc.wait(timeout=10)
         for t in threads:
             t.join(timeout=10)
+        for pipe in (proc.stdout, proc.stderr):
+            pipe.close()
     if progress is not None and latest[0] is not None and latest[0] != shown:
         progress(*latest[0])  # the last tick, heard after the last look
     stdout = b"".join(out)
