@@ -83,14 +83,13 @@ else:
                                 "table or one folder per class)", type=list(services.UPLOAD_TYPES),
                                 key="corpus_upload")
     if uploaded is not None:
-        trial = cfg.replace(upload_encoding=encoding, **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
+        reading = {"upload_encoding": encoding, **{f"upload_{k}_column": v.strip() for k, v in cols.items()}}
         with widgets.progress_task(f"Reading {uploaded.name} ...", lazy=True) as report:
-            path = services.store_upload(uploaded.getvalue(), uploaded.name, trial.upload_options(), progress=report)
-            new = cfg.replace(corpus="upload", upload_path=str(path), upload_encoding=encoding,
-                              **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
-            services.load_corpus(new, progress=report)  # the server's own first parse, on the same bar
-        new = state.change_corpus(corpus="upload", upload_path=str(path), upload_encoding=encoding,
-                                  **{f"upload_{k}_column": v.strip() for k, v in cols.items()})
+            path = services.store_upload(uploaded.getvalue(), uploaded.name, cfg.replace(**reading).upload_options(),
+                                         progress=report)
+            reading.update(corpus="upload", upload_path=str(path))
+            services.load_corpus(cfg.replace(**reading), progress=report)  # the server's first parse, same bar
+        new = state.change_corpus(**reading)
         if new.corpus_spec() != cfg.corpus_spec():
             state.flash(f"Read {widgets.md_escape(uploaded.name)}.")
         cfg = new

@@ -86,12 +86,12 @@ def check_upload(data: bytes, filename: str, options: dict | None = None, *,
 
     def listen():  # drains the child's stderr to its end, so the child never blocks on a full pipe
         for line in proc.stderr:
-            try:
-                stage, done, total = line[len(_TICK):].decode("utf-8", "replace").rstrip("\n").split("\t")
+            try:  # the child's own messages, and a tick cut short by its end, are kept as its messages
                 if not line.startswith(_TICK):
-                    raise ValueError("not a tick")
+                    raise ValueError(line)
+                stage, done, total = line[len(_TICK):].decode("utf-8", "replace").rstrip("\n").split("\t")
                 latest[0] = (stage, int(done), int(total))
-            except ValueError:  # the child's own messages, or a tick cut short by its end
+            except ValueError:
                 err.append(line)
 
     threads = [threading.Thread(target=feed, daemon=True), threading.Thread(target=listen, daemon=True),
