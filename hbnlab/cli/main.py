@@ -29,7 +29,39 @@ from hbnlab.cli.common import (
     validation_kwargs,
 )
 
-__all__ = ["build_parser", "main"]
+__all__ = ["CommandParser", "build_parser", "main"]
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The parser of one command.  Options whose choices come from the library (the de Campos
+    protocol's, from :mod:`hbnlab.experiments.decampos`) are added by a function given to
+    :meth:`add_late_options`, which runs when this command is parsed or its help is printed: so
+    ``hbnlab --help`` and every other command never import what those options read (pandas and
+    scipy.stats, through :mod:`hbnlab.evaluation`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._late_options: list = []
+
+    def add_late_options(self, add) -> None:
+        """``add(self)`` adds options to this parser the first time it is used."""
+        self._late_options.append(add)
+
+    def _add_late_options(self) -> None:
+        while self._late_options:
+            self._late_options.pop(0)(self)
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._add_late_options()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self):
+        self._add_late_options()
+        return super().format_help()
+
+    def format_usage(self):
+        self._add_late_options()
+        return super().format_usage()
 
 
 def _validation_lines(corpus, args) -> tuple[dict, list[str]]:
@@ -114,7 +146,7 @@ def cmd_corpus_info(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hbnlab", description="Hierarchical Bayesian network text classifiers.")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     c = sub.add_parser("corpus-info", help="counts per split and category for a corpus, and its files' encodings")
     add_corpus_options(c, default="synthetic")
     add_validation_options(c)

@@ -259,7 +259,7 @@ def register(sub) -> None:
                    help="decampos-table-1: the paper's collection to run (default reuters); ohsumed and "
                         "20newsgroups need --corpus PATH (ohsumed-first-20000-docs or ohsumed.91 + mtrees; "
                         "20news-bydate, -18828 or -19997)")
-    _add_protocol_options(r)
+    r.add_late_options(_add_protocol_options)  # reads hbnlab.experiments: only when reproduce is used
     r.set_defaults(func=cmd_reproduce)
 
     t = sub.add_parser("tree", help="learn and draw an HBN/HNB tree for one class")
