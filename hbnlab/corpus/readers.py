@@ -43,15 +43,12 @@ from __future__ import annotations
 import codecs
 import csv
 import difflib
-import io
 import json
-import stat
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from hbnlab._validation import ZIP_OPEN_ERRORS, raw_json_depth
+from hbnlab._validation import raw_json_depth
 
 from ._common import (
     DEFAULT_MAX_BYTES,
@@ -67,12 +64,11 @@ from ._common import (
 )
 from .base import BinaryFileError, Corpus, CorpusError, Document, MissingColumnError
 from .encoding import AUTO, BINARY_REASON, EncodingTally, check_encoding
-from .fetch import is_safe_member_name
 from .pairs import merge_train_test, pair_folder_files, pair_roles, row_split, split_of_name
 from .parquet import parquet_rows
 from .progress import tick
 from .reuters import REUTERS_FILES, _read_reuters_files
-from .zipcount import check_zip_member_count
+from .ziptree import tree_from_zip
 
 #: File extensions read as tables, and their format.
 TABLE_FORMATS = {
@@ -663,63 +659,6 @@ def read_folder_per_class(path, *, test_fraction: float = 0.0, random_state=0,
 
 
 # ---------------------------------------------------------------------------- ZIP
-def _tree_from_zip(data: bytes, source: str, max_bytes: int | None) -> dict[str, bytes]:
-    """Read every member of a ZIP into memory, refusing unsafe archives.
-
-    Refused (``CorpusError`` naming the member): absolute names or ``..`` components, symbolic
-    links, encrypted members, duplicate names, more than ``MAX_ZIP_MEMBERS`` members, and a
-    total uncompressed size over ``max_bytes`` -- counted on the bytes actually inflated, so a
-    header that lies about the sizes does not help a decompression bomb.
-    """
-    check_zip_member_count(data, source, MAX_ZIP_MEMBERS)  # before ZipFile builds one object per member
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except ZIP_OPEN_ERRORS as exc:
-        raise CorpusError(f"{source}: not a readable ZIP archive ({exc})") from None
-    with zf:
-        infos = zf.infolist()
-        declared = 0
-        for info in infos:
-            if not is_safe_member_name(info.filename):
-                raise CorpusError(f"{source}: member {info.filename!r} has a path escaping the archive root")
-            if stat.S_ISLNK(info.external_attr >> 16):
-                raise CorpusError(f"{source}: member {info.filename!r} is a symbolic link; links are not allowed")
-            if info.flag_bits & 0x1:
-                raise CorpusError(f"{source}: member {info.filename!r} is encrypted")
-            declared += info.file_size
-        if max_bytes is not None:
-            check_size(declared, max_bytes, source, " (uncompressed)")
-        files: dict[str, bytes] = {}
-        total = 0
-        for n_done, info in enumerate(infos, 1):
-            tick("inflating members", n_done, len(infos))
-            if info.is_dir():
-                continue
-            rel = info.filename.replace("\\", "/")
-            while rel.startswith("./"):
-                rel = rel[2:]
-            if rel in files:
-                raise CorpusError(f"{source}: member {rel!r} appears twice")
-            chunks = []
-            try:
-                with zf.open(info) as f:
-                    while True:
-                        chunk = f.read(1 << 20)
-                        if not chunk:
-                            break
-                        total += len(chunk)
-                        if max_bytes is not None and total > max_bytes:
-                            raise CorpusError(f"{source}: uncompressed content exceeds max_bytes={max_bytes} "
-                                              f"(at member {rel!r}); refusing a possible ZIP bomb")
-                        chunks.append(chunk)
-            except CorpusError:
-                raise
-            except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError, RuntimeError) as exc:
-                raise CorpusError(f"{source}: member {rel!r} cannot be read ({exc})") from None
-            files[rel] = b"".join(chunks)
-    return files
-
-
 def _strip_wrapper(files: dict[str, bytes]) -> tuple[dict[str, bytes], str]:
     """Drop a single top-level folder wrapping everything (``corpus/...`` -> ``...``) when what
     remains is still a corpus layout (class folders, a table file or Reuters files)."""
@@ -795,7 +734,7 @@ def _reject_kw(kw: dict, allowed: set, what: str) -> None:
 def _zip_from_bytes(data: bytes, source: str, kw: dict) -> Corpus:
     max_bytes = kw.get("max_bytes", DEFAULT_MAX_BYTES)
     check_size(len(data), max_bytes, source)
-    files = _tree_from_zip(data, source, max_bytes)
+    files = tree_from_zip(data, source, max_bytes, MAX_ZIP_MEMBERS)
     return _corpus_from_archive_tree(files, source, kw)
 
 

@@ -86,3 +86,84 @@ def test_archives_within_the_limit_still_load(monkeypatch):
     assert declared_zip_entries(zip64)[0] == 12
     assert len(load_upload(zip64, "ok64.zip")) == 12
     assert declared_zip_entries(b"not a zip") is None
+
+
+# ---------------------------------------------------------------------------- issue 37, item 1
+def _with_comment_len(data: bytes, comment_len: int) -> bytes:
+    """``data`` with the comment length of its end record set to ``comment_len`` (no comment added)."""
+    pos = data.rindex(EOCD)
+    return data[:pos + 20] + struct.pack("<H", comment_len) + data[pos + 22:]
+
+
+def _zipfile_end_record(data: bytes) -> int | None:
+    """Where :mod:`zipfile` itself finds the end record (the oracle), or None."""
+    rec = zipfile._EndRecData(io.BytesIO(data))
+    return None if rec is None else rec[zipfile._ECD_LOCATION]
+
+
+def test_a_comment_running_past_the_end_does_not_hide_the_members(monkeypatch):
+    """The two-byte edit of issue 37: an end record claiming a 65535-byte comment that is not
+    there.  zipfile opens the archive anyway (12 members), so the count must see them too."""
+    data = _with_comment_len(_zip(12), 0xFFFF)
+    assert len(zipfile.ZipFile(io.BytesIO(data)).infolist()) == 12
+    assert declared_zip_entries(data)[0] == 12
+    monkeypatch.setattr(R, "MAX_ZIP_MEMBERS", 10)
+    _forbid_zipfile(monkeypatch)
+    with pytest.raises(CorpusError, match=r"^u\.zip: the ZIP archive declares 12 members, more than the limit 10"):
+        load_upload(data, "u.zip")
+
+
+def _tails(seed: int) -> list[bytes]:
+    """Archives whose tails are edited the ways that decide which end record counts: comment
+    lengths too long, too short or exact; a real comment; a second end record (a decoy) in the
+    comment or after it; a signature in the last 22 bytes; bytes before the archive."""
+    import random
+
+    rng = random.Random(seed)
+    small, big = _zip(3), _zip(12)
+    out = [small, big, _with_comment_len(big, 0xFFFF), _with_comment_len(big, 1)]
+    decoy = small[small.rindex(EOCD):]
+    for _ in range(40):
+        base = rng.choice([small, big])
+        comment = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 40)))
+        kind = rng.randrange(5)
+        if kind == 0:      # a comment, its length right, too long or too short
+            claimed = max(0, len(comment) + rng.choice([0, 0, 5, -3, 1000]))
+            out.append(_with_comment_len(base, claimed) + comment)
+        elif kind == 1:    # a decoy end record inside the comment
+            out.append(_with_comment_len(base, len(comment) + len(decoy)) + comment + decoy)
+        elif kind == 2:    # a decoy end record whose comment length runs past the end
+            out.append(base + comment + _with_comment_len(decoy, 0xFFFF))
+        elif kind == 3:    # a bare signature within the last 22 bytes
+            out.append(_with_comment_len(base, len(comment) + 6) + comment + EOCD + b"\0\0")
+        else:              # bytes before the archive (a self-extractor's stub)
+            out.append(comment + base)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_end_record_is_the_one_zipfile_reads(seed):
+    """Oracle: CPython's own ``zipfile._EndRecData`` on edited tails; wherever zipfile opens the
+    archive, the count is taken from the same end record and equals what zipfile lists."""
+    from hbnlab.corpus.zipcount import end_record_offset
+
+    for data in _tails(seed):
+        assert end_record_offset(data) == _zipfile_end_record(data)
+        try:
+            listed = len(zipfile.ZipFile(io.BytesIO(data)).infolist())
+        except zipfile.BadZipFile:
+            continue
+        assert declared_zip_entries(data)[0] == listed
+
+
+def test_what_zipfile_lists_is_counted_before_any_member_is_read(monkeypatch):
+    """The second line of defence: whatever the end record says, the archive is refused when
+    zipfile lists more members than the limit, before one is inflated."""
+    from hbnlab.corpus import ziptree
+
+    data = _zip(12)
+    monkeypatch.setattr(ziptree, "check_zip_member_count", lambda data, source, limit: None)
+    monkeypatch.setattr(R, "MAX_ZIP_MEMBERS", 10)
+    monkeypatch.setattr(zipfile.ZipFile, "open", lambda *a, **k: pytest.fail("a member was read"))
+    with pytest.raises(CorpusError, match=r"^u\.zip: the ZIP archive lists 12 members, more than the limit 10"):
+        load_upload(data, "u.zip")
