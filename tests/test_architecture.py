@@ -3,7 +3,7 @@
 Imports are read from the source (``ast``), function-level imports included, so an import hidden
 inside a function to dodge a cycle is still seen.  The layers, lowest first::
 
-    _validation -> bounds -> bn corpus text features evaluation -> clustering -> models
+    _validation -> bounds -> _deprecation -> bn corpus text features evaluation -> clustering -> models
         -> export jobs -> pipeline -> experiments -> cli app -> __main__
 
 A module may import its own package and lower layers; packages of one layer do not import each
@@ -26,6 +26,7 @@ PKG = ROOT / "hbnlab"
 LAYERS = (
     ("hbnlab", "hbnlab._validation"),
     ("hbnlab.bounds",),
+    ("hbnlab._deprecation",),
     ("hbnlab.bn", "hbnlab.corpus", "hbnlab.text", "hbnlab.features", "hbnlab.evaluation"),
     ("hbnlab.clustering",),
     ("hbnlab.models",),
