@@ -12,15 +12,18 @@ three differences that keep ordinary text intact:
   header field (``Name: value``, RFC 5322, Resnick 2008) or an mbox ``From`` line; a message
   without a blank line has no header block and is kept (scikit-learn empties it);
 * quotes: lines starting (after white space) with ``>`` or ``|``, lines starting ``In article``
-  and lines ending ``writes:`` / ``wrote:`` (scikit-learn also drops any line that merely
-  *contains* ``said:`` or ``says:``);
+  and lines ending ``writes:`` / ``wrote:`` when a line that is not blank follows them -- an
+  attribution introduces something; a message's last line ending in ``wrote:`` is text
+  (scikit-learn drops it, and also any line that merely *contains* ``said:`` or ``says:``);
 * signature: the part from a delimiter line -- ``--``, ``-- `` followed by text (RFC 3676
   sec. 4.3, Gellens 2004), or a rule of dashes -- to the end, only when that part is short
   (:data:`SIGNATURE_MAX_LINES` non-blank lines, :data:`SIGNATURE_MAX_CHARS` characters) and text
   precedes it; the earliest such delimiter wins, so a signature framed by rules goes whole.
   scikit-learn cuts at the last blank or dashed line whatever follows it.
 
-A part that finds nothing leaves the text exactly as it was (line ends included).
+Lines end in ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old Macintosh posts), mixed as they come; the
+kept lines keep their own ends, and a part that finds nothing leaves the text exactly as it was.
+Each part takes time linear in the message.
 :func:`strip_corpus` applies it to the texts of a corpus and records what it did in the corpus's
 ``meta["newsgroup_strip"]``; :func:`strip_summary` says so in one line.
 """
@@ -83,12 +86,27 @@ def newsgroup_parts(parts) -> tuple:
     return tuple(p for p in NEWSGROUP_PARTS if p in chosen)
 
 
-def _lines(text: str) -> list[str]:
-    return text.split("\n")
+_EOL = re.compile(r"(\r\n|\r|\n)")
 
 
-def _bare(line: str) -> str:
-    return line.rstrip("\r")
+class _Lines:
+    """The lines of ``text`` without their ends (``\r\n``, ``\r`` or ``\n``: CR-only files are
+    common among old Macintosh posts), with where each starts, so that a part can be cut out of
+    the text as it was, every line end kept."""
+
+    def __init__(self, text: str):
+        parts = _EOL.split(text)
+        self.lines = parts[0::2]
+        self.ends = parts[1::2] + [""]
+        self.starts = []
+        at = 0
+        for line, end in zip(self.lines, self.ends):
+            self.starts.append(at)
+            at += len(line) + len(end)
+
+    def join(self, keep: list[int]) -> str:
+        """The lines ``keep`` (increasing indices), each followed by its own line end but the last."""
+        return "".join(self.lines[k] + (self.ends[k] if n < len(keep) - 1 else "") for n, k in enumerate(keep))
 
 
 def strip_headers(text: str) -> str:
@@ -99,31 +117,43 @@ def strip_headers(text: str) -> str:
     'Try aspirin.'
     >>> strip_headers("No header here.\\n\\nSecond paragraph.")
     'No header here.\\n\\nSecond paragraph.'
+    >>> strip_headers("From: amy@x.edu\\rSubject: CR-only line ends\\r\\rBody.")
+    'Body.'
     """
-    lines = _lines(text)
-    if not lines or not _HEADER_FIELD.match(lines[0]):
+    if not _HEADER_FIELD.match(text):
         return text
-    for i, line in enumerate(lines):
+    lines = _Lines(text)
+    for i, line in enumerate(lines.lines):
         if not line.strip():
-            return "\n".join(lines[i + 1:])
+            return text[lines.starts[i] + len(line) + len(lines.ends[i]):]
     return text
 
 
 def strip_quotes(text: str) -> str:
     """``text`` without quoted lines (``>``, ``|``) and attribution lines (``In article ...``,
-    ``... writes:``, ``... wrote:``).
+    ``... writes:``, ``... wrote:``).  An attribution introduces what follows it: one followed
+    by nothing but blank lines (the last line of a message ending in ``wrote:``) is text, and
+    stays.
 
     >>> strip_quotes("In article <1@pitt.edu> geb@pitt.edu writes:\\n> > old\\n>new\\nMy answer.")
     'My answer.'
+    >>> strip_quotes("The rule is what the chair wrote:")
+    'The rule is what the chair wrote:'
     """
-    lines = _lines(text)
-    kept = [line for line in lines if not (_QUOTED.match(line) or _ATTRIBUTION.search(_bare(line)))]
-    return text if len(kept) == len(lines) else "\n".join(kept)
-
-
-def _short(tail: list[str]) -> bool:
-    body = [_bare(t).strip() for t in tail if t.strip()]
-    return len(body) <= SIGNATURE_MAX_LINES and sum(len(t) for t in body) <= SIGNATURE_MAX_CHARS
+    lines = _Lines(text)
+    dropped = [False] * len(lines.lines)
+    introduces = False  # a line that is not blank comes later (or an attribution that goes)
+    for i in range(len(lines.lines) - 1, -1, -1):
+        line = lines.lines[i]
+        if _QUOTED.match(line):
+            dropped[i] = True
+        elif _ATTRIBUTION.search(line):
+            dropped[i] = introduces
+        if line.strip():
+            introduces = True
+    if not any(dropped):
+        return text
+    return lines.join([i for i, d in enumerate(dropped) if not d])
 
 
 def strip_signature(text: str) -> str:
@@ -131,17 +161,34 @@ def strip_signature(text: str) -> str:
     rule of dashes) that has text before it and a short part after it (see the module
     docstring) to the end; otherwise ``text`` unchanged.
 
+    The part after each line is measured once, from the end backwards (its non-blank lines and
+    their characters, counted up to just over the limits), so the time is linear in the message:
+    measuring the rest again at every ``--`` line took 29 s for 60 KB of them.
+
     >>> strip_signature("Try aspirin.\\n-- \\nGordon Banks  N3JXP\\ngeb@cadre.dsl.pitt.edu")
     'Try aspirin.'
     >>> strip_signature("Results:\\n--\\n" + "a long line of the body\\n" * 12).count("body")
     12
     """
-    lines = _lines(text)
+    lines = _Lines(text)
+    n = len(lines.lines)
+    # short_after[i]: the lines after line i hold at most SIGNATURE_MAX_LINES non-blank lines of
+    # at most SIGNATURE_MAX_CHARS characters (stripped); the counts stop growing past the limits
+    short_after = [False] * n
+    n_lines = n_chars = 0
+    for i in range(n - 1, -1, -1):
+        short_after[i] = n_lines <= SIGNATURE_MAX_LINES and n_chars <= SIGNATURE_MAX_CHARS
+        if not short_after[i]:
+            break  # every earlier line has at least this much after it
+        body = lines.lines[i].strip()
+        if body:
+            n_lines += 1
+            n_chars += len(body)
     seen_text = False
-    for i, line in enumerate(lines):
-        delimiter = bool(_DELIMITER.match(_bare(line).rstrip()))
-        if delimiter and seen_text and _short(lines[i + 1:]):
-            return "\n".join(lines[:i]).rstrip()
+    for i, line in enumerate(lines.lines):
+        delimiter = bool(_DELIMITER.match(line.rstrip()))
+        if delimiter and seen_text and short_after[i]:
+            return text[:lines.starts[i]].rstrip()
         seen_text = seen_text or (bool(line.strip()) and not delimiter)
     return text
 
