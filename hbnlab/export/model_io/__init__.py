@@ -6,7 +6,7 @@ A model file (suffix ``.hbnlab``) is a ZIP archive with exactly these members:
   hyper-parameters, its learned state (small values inline; every numeric array replaced by a
   reference ``{"$array": KEY, "dtype": ..., "shape": [...]}``), the text pipeline (indexing
   settings and vocabulary), the selected terms, the class label, the corpus fingerprint, the
-  EM traces, library versions and the creation time;
+  EM traces, library versions, the hyper-parameters as the fit resolved them and the creation time;
 * ``arrays.npz`` (only when the state holds arrays) -- a NumPy ``.npz`` archive of plain numeric
   arrays (float64, int64, int32, int8, bool), one ``KEY.npy`` per reference.
 
@@ -38,7 +38,7 @@ The modules, each importing only those above it:
 * :mod:`~hbnlab.export.model_io.tree_codecs` -- the codecs of the tree-shaped learners,
   :func:`read_tree_parameters`;
 * :mod:`~hbnlab.export.model_io.registry` -- :data:`REGISTRY`, :func:`register_learner`,
-  :func:`codec_for`;
+  :func:`codec_for`, :func:`resolved_params`;
 * :mod:`~hbnlab.export.model_io.pipeline` -- :class:`TextPipeline`, :class:`LoadedModel`
   (independent of the modules above);
 * :mod:`~hbnlab.export.model_io.container` -- :func:`model_to_bytes`, :func:`save_model`,
@@ -47,11 +47,12 @@ The modules, each importing only those above it:
 from hbnlab.export.model_io.codecs import LearnerCodec
 from hbnlab.export.model_io.container import load_model, model_to_bytes, save_model
 from hbnlab.export.model_io.pipeline import LoadedModel, TextPipeline
-from hbnlab.export.model_io.registry import REGISTRY, codec_for, register_learner
+from hbnlab.export.model_io.registry import REGISTRY, codec_for, register_learner, resolved_params
 from hbnlab.export.model_io.spec import (
     ALLOWED_DTYPES,
     ARRAYS_MEMBER,
     DEFAULT_LIMITS,
+    FORMAT_MINOR,
     FORMAT_NAME,
     FORMAT_VERSION,
     JSON_MEMBER,
@@ -63,8 +64,8 @@ from hbnlab.export.model_io.state import StateReader, StateWriter, library_versi
 from hbnlab.export.model_io.tree_codecs import read_tree_parameters
 
 __all__ = [
-    "FORMAT_NAME", "FORMAT_VERSION", "MODEL_SUFFIX", "JSON_MEMBER", "ARRAYS_MEMBER", "ALLOWED_DTYPES",
+    "FORMAT_NAME", "FORMAT_VERSION", "FORMAT_MINOR", "MODEL_SUFFIX", "JSON_MEMBER", "ARRAYS_MEMBER", "ALLOWED_DTYPES",
     "ModelFileError", "LoadLimits", "DEFAULT_LIMITS", "LearnerCodec", "REGISTRY", "register_learner", "codec_for",
     "StateWriter", "StateReader", "TextPipeline", "LoadedModel", "save_model", "load_model", "model_to_bytes",
-    "read_tree_parameters", "library_versions", "plain_json",
+    "read_tree_parameters", "library_versions", "plain_json", "resolved_params",
 ]

@@ -34,7 +34,9 @@ class LearnerCodec:
     ``to_state(est, writer) -> dict`` returns the learned state (JSON values and
     ``writer.array(...)`` references); ``from_state(est, state, reader)`` fills a fresh
     ``est = load_class()(**params)`` from it, checking everything through ``reader``.
-    ``params`` lists the hyper-parameters stored (callbacks never are).
+    ``params`` lists the hyper-parameters stored (callbacks never are).  ``resolve(est) -> dict``,
+    when given, returns the hyper-parameters a fitted ``est`` resolved itself (a None default read
+    from a table), as its fit used them (``resolved_params`` of the model file).
     """
 
     name: str
@@ -43,6 +45,7 @@ class LearnerCodec:
     to_state: Callable
     from_state: Callable
     binary: bool = True  # a BinaryTextClassifier (selected_features_, one positive class)
+    resolve: Callable | None = None
 
 
 def class_loader(module: str, name: str) -> Callable[[], type]:

@@ -9,7 +9,8 @@ and member names, each member's declared and actual decompressed size and its co
 JSON text (on the bytes, before parsing), the JSON itself, the header (format, version, a
 whitelisted learner), every ``.npy`` header before its data (never an object array, so never
 pickle), the hyper-parameters, the learned state (through the learner's codec) and the text
-pipeline.  Every problem is a
+pipeline; a file written by another hbnlab version is loaded with a logged note naming both
+versions (:attr:`~hbnlab.export.model_io.pipeline.LoadedModel.version_note`).  Every problem is a
 :class:`~hbnlab.export.model_io.spec.ModelFileError` naming the file and the field.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ import datetime as _dt
 import hashlib
 import io
 import json
+import logging
 import re
 import tokenize
 import zipfile
@@ -29,12 +31,13 @@ import numpy as np
 from hbnlab._validation import ZIP_OPEN_ERRORS, raw_json_depth
 from hbnlab.export.model_io.codecs import LearnerCodec
 from hbnlab.export.model_io.pipeline import LoadedModel, TextPipeline
-from hbnlab.export.model_io.registry import REGISTRY, codec_for
+from hbnlab.export.model_io.registry import REGISTRY, codec_for, resolved_params
 from hbnlab.export.model_io.spec import (
     ALLOWED_DTYPES,
     ARRAYS_MEMBER,
     CHECKSUM_PREFIX,
     DEFAULT_LIMITS,
+    FORMAT_MINOR,
     FORMAT_NAME,
     FORMAT_VERSION,
     JSON_MEMBER,
@@ -51,6 +54,7 @@ from hbnlab.export.model_io.state import (
 )
 from hbnlab.export.portable import strip_data_home
 
+_log = logging.getLogger(__name__)
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)  # fixed member timestamps: same model -> same bytes (but 'created')
 
 
@@ -95,7 +99,11 @@ def model_to_bytes(model, *, indexing=None, vocabulary=None, corpus=None, label=
 
     from hbnlab.text import IndexingConfig
 
-    if isinstance(model, LoadedModel):
+    loaded = isinstance(model, LoadedModel)
+    if loaded:
+        # what the loaded file's fit used, not what this version would resolve: None for a file of
+        # format 1.0, which did not record it
+        resolved = model.resolved_params
         indexing = model.indexing if indexing is None else indexing
         vocabulary = model.vocabulary if vocabulary is None else vocabulary
         corpus = model.corpus if corpus is None else corpus
@@ -104,6 +112,8 @@ def model_to_bytes(model, *, indexing=None, vocabulary=None, corpus=None, label=
         model = model.estimator
     codec = codec_for(model)
     check_is_fitted(model)
+    if not loaded:
+        resolved = resolved_params(model)
     all_params = model.get_params(deep=False)
     params = {}
     for name in _param_names(codec):
@@ -140,12 +150,14 @@ def model_to_bytes(model, *, indexing=None, vocabulary=None, corpus=None, label=
     doc = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
+        "format_minor": FORMAT_MINOR,
         "created": created or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "library_versions": library_versions(),
         "learner": codec.name,
         "label": None if label is None else str(label),
         "class_name": class_name,
         "params": params,
+        "resolved_params": resolved,
         "settings": plain_json(settings),
         "selected_terms": selected_terms,
         "pipeline": {"indexing": None if indexing is None else indexing.to_dict(), "vocabulary": vocabulary},
@@ -313,6 +325,9 @@ def _check_header(doc, source: str):
         newer = " (written by a newer hbnlab; upgrade to read it)" if ver > FORMAT_VERSION else ""
         raise ModelFileError(source, "format_version",
                              f"version {ver} is not supported; this hbnlab reads version {FORMAT_VERSION}{newer}")
+    minor = doc.get("format_minor", 0)  # absent: a file written before format 1.1
+    if isinstance(minor, bool) or not isinstance(minor, int) or minor < 0:
+        raise ModelFileError(source, "format_minor", f"expected a non-negative integer, got {minor!r}")
     learner = doc.get("learner")
     if not isinstance(learner, str) or learner not in REGISTRY:
         raise ModelFileError(source, "learner", f"unknown learner class {learner!r}; this hbnlab loads only "
@@ -320,6 +335,8 @@ def _check_header(doc, source: str):
     for key, kind in (("params", dict), ("state", dict)):
         if not isinstance(doc.get(key), kind):
             raise ModelFileError(source, key, f"expected a JSON object, got {type(doc.get(key)).__name__}")
+    if not isinstance(doc.get("resolved_params"), (dict, type(None))):  # informational; absent before 1.1
+        raise ModelFileError(source, "resolved_params", "expected a JSON object or null")
     return REGISTRY[learner]
 
 
@@ -491,5 +508,8 @@ def _load_model(source, limits: LoadLimits, src: str) -> LoadedModel:
         raise ModelFileError(src, "provenance", "expected a JSON object")
     meta = {k: v for k, v in doc.items() if k != "state"}
     pipeline = TextPipeline(est, indexing, vocab) if (vocab is not None and indexing is not None) else None
-    return LoadedModel(estimator=est, learner=codec.name, label=label, vocabulary=vocab, indexing=indexing,
-                       corpus=corpus, provenance=prov, metadata=meta, source=src, pipeline=pipeline)
+    loaded = LoadedModel(estimator=est, learner=codec.name, label=label, vocabulary=vocab, indexing=indexing,
+                         corpus=corpus, provenance=prov, metadata=meta, source=src, pipeline=pipeline)
+    if loaded.version_note:
+        _log.warning(loaded.version_note)
+    return loaded

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import hbnlab
+from hbnlab._deprecation import version_tuple
+
 
 class TextPipeline:
     """Raw text -> P(class | document) with a saved model: tokenise with the stored
@@ -97,6 +100,42 @@ class LoadedModel:
     @property
     def class_name(self) -> str | None:
         return self.metadata.get("class_name")
+
+    @property
+    def resolved_params(self) -> dict | None:
+        """The hyper-parameters as the fit used them (None defaults resolved); None for a file
+        written before format 1.1, which records only ``params``."""
+        return self.metadata.get("resolved_params")
+
+    @property
+    def written_by(self) -> str | None:
+        """The hbnlab version that wrote the file (``library_versions.hbnlab``), None if unreadable."""
+        versions = self.metadata.get("library_versions")
+        v = versions.get("hbnlab") if isinstance(versions, dict) else None
+        return v if isinstance(v, str) else None
+
+    @property
+    def version_note(self) -> str | None:
+        """A note when another hbnlab version wrote the file, naming both versions, else None.  The
+        predictions are the file's (the learned state is stored); what may differ is a refit from
+        ``params``, where a default changed in between (``CHANGELOG.md``)."""
+        here = hbnlab.__version__
+        there = self.written_by
+        try:
+            same = there is not None and version_tuple(there) == version_tuple(here)
+            newer = there is not None and version_tuple(there) > version_tuple(here)
+        except ValueError:  # not a version number: say so rather than compare
+            same = newer = False
+        if same:
+            return None
+        which = f"hbnlab {there}" if there else "an hbnlab version it does not record"
+        head = f"{self.source}: written by {which}, read by hbnlab {here}"
+        if newer:
+            return f"{head}, an older version: fields added since are ignored"
+        recorded = ("its resolved_params record the values its fit used" if self.resolved_params is not None else
+                    "it predates resolved_params: defaults it left unset were those of its version")
+        return (f"{head}: predictions are unchanged; a refit from its params may differ where a default changed "
+                f"in between (CHANGELOG.md); {recorded}")
 
     def predict_proba_texts(self, texts) -> np.ndarray:
         """P(label | text) for raw texts (needs the stored vocabulary and indexing)."""

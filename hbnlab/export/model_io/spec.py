@@ -1,6 +1,6 @@
 """The fixed names of the model-file format, its error and the resource limits of a load.
 
-Everything here is a constant of ``hbnlab/export/FORMAT.md``: the format name and version, the
+Everything here is a constant of ``hbnlab/export/FORMAT.md``: the format name and version (and minor version), the
 two archive members, the dtypes an array may have; :class:`ModelFileError` is what every reader
 in :mod:`hbnlab.export.model_io` raises, and :class:`LoadLimits` bounds what
 :func:`~hbnlab.export.model_io.load_model` will read from an untrusted file.
@@ -13,6 +13,9 @@ from hbnlab._validation import HbnlabError
 
 FORMAT_NAME = "hbnlab-model"
 FORMAT_VERSION = 1
+#: Additions a reader of the same ``FORMAT_VERSION`` may ignore (FORMAT.md, "Versioning"): 1 added
+#: ``resolved_params``; a file without ``format_minor`` is 1.0.
+FORMAT_MINOR = 1
 MODEL_SUFFIX = ".hbnlab"
 JSON_MEMBER = "model.json"
 ARRAYS_MEMBER = "arrays.npz"

@@ -313,13 +313,20 @@ _TREE_PARAMS = ("B", "alpha", "clustering", "n_features", "selection", "n_restar
                 "children_N0", "tree_select", "children_select")
 
 
+def _tree_resolved(est) -> dict:
+    """What the HBN / HNB resolve when fit: ``B`` and ``alpha`` left None (Table 4.1's for the
+    clustering) and ``children_select`` left None (the clustering's rule)."""
+    B, alpha = est._structure_params()
+    return {"B": B, "alpha": alpha, "children_select": est._children_rule()}
+
+
 # --------------------------------------------------------------------------- the codecs
 TREE_CODECS = (
     LearnerCodec("GreedyHNBClassifier", class_loader("hbnlab.models.greedy_hnb", "GreedyHNBClassifier"),
                  ("n_features", "selection", "max_latents", "cv", "n_candidates", "alpha", "max_iter", "tol",
                   "random_state"), _greedy_to, _greedy_from),
     LearnerCodec("HierarchicalBNClassifier", class_loader("hbnlab.models.hbn", "HierarchicalBNClassifier"),
-                 _TREE_PARAMS, _tree_model_to, _tree_model_from),
+                 _TREE_PARAMS, _tree_model_to, _tree_model_from, resolve=_tree_resolved),
     LearnerCodec("HierarchicalNBClassifier", class_loader("hbnlab.models.hbn", "HierarchicalNBClassifier"),
-                 _TREE_PARAMS, _tree_model_to, _tree_model_from),
+                 _TREE_PARAMS, _tree_model_to, _tree_model_from, resolve=_tree_resolved),
 )
