@@ -15,7 +15,8 @@ A variant is ``thesis`` (thesis Table 4.1's B and alpha for the clustering, 64 E
 selected term in the tree: ``tree_terms=None``) or comma-separated ``name=value`` changes to it,
 e.g. ``tree_terms=30`` (the 30 terms with the highest I(F; C) in the tree, the others naive-Bayes
 children of the class).  ``default`` is the estimator's defaults with only the clustering set.
-Baselines: ``nb`` (Bernoulli naive Bayes, N0 = 0.1, the same terms), ``svmN`` (the linear SVM on
+Baselines: ``nb`` (Bernoulli naive Bayes, N0 = 0.1, the same terms), ``lr`` (logistic regression,
+C = 1, the same terms), ``svmN`` (the linear SVM on
 its own ``N`` terms; ``N`` fixed, not the row's).  One core, seed 0.  Each row prints
 ``<stage> <terms> <row> micro <value> cpu <seconds>``; ``--table`` prints the Markdown table of a
 JSON file.
@@ -34,6 +35,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
 from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
+from hbnlab.models.logistic import LogisticRegressionClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
 from hbnlab.models.svm import LinearSVMClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
@@ -102,6 +104,7 @@ def main(argv=None):
     ap.add_argument("--baselines", default="nb")
     ap.add_argument("--cv", type=int, default=0, help="K > 1: K-fold stratified cross-validation of the training "
                                                          "set instead of training-0 / validation")
+    ap.add_argument("--fold-seed", type=int, default=0, help="seeds the stratified folds (a new round: new folds)")
     ap.add_argument("--json")
     ap.add_argument("--table", help="print the Markdown table of this JSON file and stop")
     args = ap.parse_args(argv)
@@ -114,19 +117,23 @@ def main(argv=None):
     if args.stage is None:
         ap.error("--stage is required")
     data = prepare(load_named_corpus(args.corpus, reuters_dir=args.reuters_dir, download=False),
-                   cv=args.cv if args.cv > 1 else None)
+                   cv=args.cv if args.cv > 1 else None, random_state=args.fold_seed)
     Y_eval = data.evaluation(args.stage)[0]
     stage = args.stage if args.cv <= 1 or args.stage == "test" else f"cv{args.cv}"
+    if args.cv > 1 and args.fold_seed:
+        stage += f"-seed{args.fold_seed}"
     rows = json.loads(Path(args.json).read_text()) if args.json and Path(args.json).exists() else []
     runs = []
     for b in filter(None, args.baselines.split(",")):
         if b == "nb":
             runs.append(("NB", None, BernoulliNBClassifier))
+        elif b == "lr":
+            runs.append(("LR", None, LogisticRegressionClassifier))
         elif b.startswith("svm"):
             n = int(b[3:])
             runs.append((f"SVM({n})", n, lambda n=n: LinearSVMClassifier(n_features=n)))
         else:
-            ap.error(f"unknown baseline {b!r} (nb, svmN)")
+            ap.error(f"unknown baseline {b!r} (nb, lr, svmN)")
     for c in args.clusterings.split(","):
         for v in args.variants.split(";"):
             runs.append((f"HBN-{c.upper()} {v.strip()}", "hbn", hbn_factory(c, parse_variant(v))))

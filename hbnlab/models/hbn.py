@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
+from scipy.special import log_expit
 
 from hbnlab._validation import as_binary
 from hbnlab.bn import em as _em
 from hbnlab.bn import inference as _inf
+from hbnlab.bn.discriminative import fit_conditional, smoothed_tables
 from hbnlab.bn.structure import TreeStructure
 from hbnlab.bounds import (
     ALPHA,
@@ -50,6 +52,16 @@ TABLE_4_1 = MappingProxyType({"avg": (7, 0.05), "or": (9, 0.09), "dep": (7, 170.
 #: ``benchmarks/results/hbn_any_corpus.md`` on the validation splits of Reuters-21578 and OHSUMED (at
 #: <= 50 terms the model is the thesis's; ``tree_terms=None`` puts every term in the tree).
 TREE_TERMS_DEFAULT = 50
+
+#: ``objective``: ``"joint"``, the thesis's EM (maximum likelihood of the class and the terms);
+#: ``"conditional"``, the EM's solution refitted for the penalised conditional log-likelihood
+#: log P(c | f) (:mod:`hbnlab.bn.discriminative`).
+OBJECTIVES = ("joint", "conditional")
+#: The penalties ``cll_penalty="cv"`` compares (the precision of the Gaussian prior on the tables'
+#: logits around the generative solution), and the one used when a class has too few documents of
+#: one kind for the inner folds.
+CLL_PENALTIES = (0.3, 1.0, 3.0, 10.0)
+CLL_PENALTY_FALLBACK = 3.0
 
 #: Pseudo-count per state of the class's naive-Bayes children (that of
 #: :class:`hbnlab.models.naive_bayes.BernoulliNBClassifier`, the thesis's N0).
@@ -188,6 +200,8 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         screen_keep=8,
         hidden_states=2,
         init="random",
+        objective="joint",
+        cll_penalty="cv",
         feature_names=None,
         class_name="class",
         random_state=None,
@@ -215,6 +229,8 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.screen_keep = screen_keep
         self.hidden_states = hidden_states
         self.init = init
+        self.objective = objective
+        self.cll_penalty = cll_penalty
         self.feature_names = feature_names
         self.class_name = class_name
         self.random_state = random_state
@@ -307,6 +323,10 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
                           f"below tol={self.tol} ({self.stopping}); raise max_iter or tol", ConvergenceWarning,
                           stacklevel=3)
         self._select_children(Xb, y, names, rule)
+        self.generative_params_ = self.params_
+        self.conditional_fit_ = None
+        if self.objective == "conditional":
+            self._fit_conditional(Xb, y, names)
         return self
 
     def _fit_tree(self, Xb, y, names, *, n_restarts=None, random_state=None, progress=True):
@@ -385,6 +405,65 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             self.feature_scores_ = np.asarray(self.feature_scores_)[: T + k]
             self.class_children_names_ = self.class_children_names_[:k]
             self.class_children_ = ClassChildren(cc.p_on[:, :k]) if k else None
+
+    def _conditional_start(self, params, Xb, y, T, kids):
+        """The smoothed generative tables and children that the conditional fit starts from."""
+        start = smoothed_tables(params, Xb[:, :T], y)
+        return start, (None if kids is None else kids.p_on)
+
+    def _fit_conditional(self, Xb, y, names):
+        """Refit the tables (and the naive-Bayes children) for the penalised conditional
+        log-likelihood (:func:`hbnlab.bn.discriminative.fit_conditional`), from the EM's solution;
+        ``cll_penalty="cv"`` picks the penalty by an inner cross-validation."""
+        T = self.tree_.n_features
+        cc = self.class_children_
+        k = 0 if cc is None else cc.n_children
+        Xb = Xb.tocsr() if hasattr(Xb, "tocsr") else np.asarray(Xb)
+        penalty = self.cll_penalty
+        self.cll_cv_ = None
+        if penalty == "cv":
+            penalty = self._cv_penalty(Xb[:, :T + k], np.asarray(y), T, k, list(names[:T]))
+        start, p_on = self._conditional_start(self.params_, Xb, y, T, cc)
+        fit = fit_conditional(start, Xb[:, :T], y, children_p_on=p_on, X_children=Xb[:, T:T + k] if k else None,
+                              penalty=float(penalty), should_stop=self.should_stop)
+        self.params_ = fit.params
+        if fit.children_p_on is not None:
+            self.class_children_ = ClassChildren(fit.children_p_on)
+        self.conditional_fit_ = fit
+
+    def _cv_penalty(self, Xb, y, T, k, names) -> float:
+        """The penalty of :data:`CLL_PENALTIES` with the highest held-out conditional log-likelihood
+        in a stratified :data:`CHILDREN_CV_FOLDS`-fold cross-validation of the training documents
+        (each fold: EM on the fold's tree with a quarter of the restarts, then the fits along the
+        grid, each started from the previous)."""
+        from sklearn.model_selection import StratifiedKFold
+        from sklearn.utils import check_random_state
+
+        n_pos = int(y.sum())
+        grid = CLL_PENALTIES
+        if min(n_pos, y.size - n_pos) < CHILDREN_CV_FOLDS:
+            return CLL_PENALTY_FALLBACK
+        rng = check_random_state(self.random_state)
+        seeds = rng.randint(np.iinfo(np.int32).max, size=CHILDREN_CV_FOLDS + 1)
+        folds = StratifiedKFold(CHILDREN_CV_FOLDS, shuffle=True, random_state=int(seeds[-1]))
+        held_ll = np.zeros(len(grid))
+        for (fit_rows, held), seed in zip(folds.split(np.zeros((y.size, 1)), y), seeds):
+            Xf, Xh = Xb[fit_rows], Xb[held]
+            _, result, _, _ = self._fit_tree(Xf[:, :T], y[fit_rows], names, n_restarts=max(1, self.n_restarts // 4),
+                                             random_state=int(seed), progress=False)
+            kids = ClassChildren.fit(Xf[:, T:], y[fit_rows], float(self.children_N0)) if k else None
+            start, p_on = self._conditional_start(result.params, Xf, y[fit_rows], T, kids)
+            for g, pen in enumerate(grid):
+                fit = fit_conditional(start, Xf[:, :T], y[fit_rows], children_p_on=p_on,
+                                      X_children=Xf[:, T:] if k else None, penalty=float(pen),
+                                      should_stop=self.should_stop)
+                lo = _inf.class_log_odds(fit.params, Xh[:, :T])
+                if k:
+                    lo = lo + ClassChildren(fit.children_p_on).log_odds(Xh[:, T:])
+                held_ll[g] += float(np.sum(log_expit(np.where(y[held] > 0, lo, -lo))))
+        best = int(np.argmax(held_ll))
+        self.cll_cv_ = {"penalty": [float(v) for v in grid], "held_out_cll": [float(v) for v in held_ll]}
+        return float(grid[best])
 
     def _check_init(self, hidden_states) -> str:
         # init itself is in the table; init='hbn' joins it with the direction and hidden_states
@@ -792,6 +871,8 @@ TREE_PARAMETER_CONSTRAINTS = {
     "criterion": [Choice(_em.CRITERIA)], "pseudo_count": [Bound("pseudo_count", 0, math.inf, integer=False)],
     "acceleration": [Choice(_em.ACCELERATIONS)], "screen_iter": [SCREEN_ITER], "screen_keep": [SCREEN_KEEP],
     "hidden_states": HIDDEN_STATES_ALLOWED, "init": [Choice(INITS)], "random_state": RANDOM_STATE_ALLOWED,
+    "objective": [Choice(OBJECTIVES)],
+    "cll_penalty": [Bound("cll_penalty", 0, 1e6, integer=False, lo_open=True), Choice(("cv",))],
     "progress": [None, CALLABLE], "should_stop": [None, CALLABLE],
 }
 
