@@ -2,7 +2,7 @@
 import streamlit as st
 
 from hbnlab import bounds
-from hbnlab.app import charts, job_outputs, services, state, widgets
+from hbnlab.app import charts, job_outputs, job_settings, services, state, widgets
 from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
 from hbnlab.pipeline.config import (
     CHILDREN_SELECT_CHOICES,
@@ -17,34 +17,27 @@ from hbnlab.pipeline.config import (
     TREE_TERMS_MAX,
 )
 
-#: Widget keys of the EM speed group and of the form: a preset fills them from the config it sets (so
-#: the form shows what the preset ran, and a later Train runs what the form shows).
-PRESET_WIDGET_KEYS = ("t_em_acceleration", "t_screen_iter", "t_screen_keep", "t_hnb_init", "t_hidden_states",
-                      "t_tree_terms", "t_children_select", "t_classes", "t_classifiers", "t_restarts", "t_seed",
-                      "t_stage")
-
 cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
                          "reload the page or open a second tab — the jobs and their models are kept on disk.")
 data = widgets.load_experiment(cfg)
 widgets.synthetic_notice(data.synthetic)
 
-st.markdown("**Presets** — one click fills the form and trains it, evaluated on the test set")
+st.markdown("**Presets** — one click trains a ready-made run, evaluated on the test set; the form below keeps "
+            "your settings (to continue from a preset, press *Use these settings* on its job when it has finished)")
 for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     if col.button(preset.title, key=f"t_preset_{name}", help=preset.description, icon=":material/bolt:",
                   width="stretch"):
-        cfg = state.change_corpus(**services.preset_changes(name, cfg))
-        for key in PRESET_WIDGET_KEYS:  # the widgets show the preset's settings on the rerun
-            st.session_state.pop(key, None)
+        run = job_settings.preset_config(name, cfg)
         with widgets.readable_errors():
-            data = widgets.load_experiment(cfg)
+            classes = widgets.load_experiment(run).categories
             job_id, already = widgets.submit_job(
-                services.submit_train, cfg, classes=data.categories, stage="test",
-                label=f"{preset.title}: {', '.join(cfg.classifiers)} on {', '.join(data.categories)}")
+                services.submit_train, run, classes=classes, stage="test",
+                label=f"{preset.title}: {', '.join(run.classifiers)} on {', '.join(classes)}")
         state.remember(state.LAST_TRAIN_JOB, job_id)
-        where = widgets.md_escape(services.config_corpus_label(cfg))
-        state.remember(state.TRAIN_NOTE, (already or f"Submitted job #{job_id} ({preset.title}) on {where}. The form "
-                                                     "below now holds its settings; Train runs what the form shows.",
-                                          job_id))
+        where = widgets.md_escape(services.config_corpus_label(run))
+        what = widgets.md_escape(job_settings.JobSettings(run, tuple(classes), run.classifiers).describe())
+        state.remember(state.TRAIN_NOTE, (already or f"Submitted job #{job_id} ({preset.title}) on {where}: {what}. "
+                                                     "Your settings and the form below are unchanged.", job_id))
         st.rerun()
 
 with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
@@ -170,17 +163,29 @@ if submitted:
         state.remember(state.LAST_TRAIN_JOB, job_id)
         note = already or f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es)."
 widgets.submission_note(state.TRAIN_NOTE, note, job_id if note else None)
+loaded = state.recall(state.SETTINGS_NOTE)
+if loaded:
+    st.info(widgets.md_escape(loaded), icon=":material/settings_backup_restore:")
+    state.remember(state.SETTINGS_NOTE, None)
 
 st.subheader("Jobs")
 widgets.job_table(key="train_jobs")
 widgets.live_em_traces()
 
-st.subheader("EM log-likelihood traces")
+st.subheader("Finished jobs: their settings and EM log-likelihood traces")
 done = services.finished_train_jobs()
 job_id = widgets.job_picker(done, key="t_trace_job", label="Finished training job", session_key=state.EVAL_JOB)
 if job_id is None:
     st.caption("Traces appear here when a training job has finished.")
 else:
+    c1, c2 = st.columns([4, 1], vertical_alignment="center")
+    with widgets.readable_errors():
+        c1.caption(f"Job #{job_id}: " + widgets.md_escape(job_settings.JobSettings.of_job(services.get_job(job_id))
+                                                          .describe()) + ".")
+    c2.button("Use these settings", key="t_use_settings", on_click=job_settings.use_settings, args=(job_id,),
+              icon=":material/settings_backup_restore:", width="stretch",
+              help="Load this job's whole config into the workbench: corpus, indexing and terms (Features), B and "
+                   "alpha (Structure), and every field of the form above; Train then runs them again.")
     with widgets.readable_errors():
         traces = job_outputs.em_traces(job_id)
         units = job_outputs.train_outputs(job_id).units_frame()

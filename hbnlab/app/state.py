@@ -24,6 +24,11 @@ FLASH = "hbnlab.flash"
 #: The last job submission of the Training / Tuning page (see widgets.submission_note).
 TRAIN_NOTE = "hbnlab.train_note"
 TUNE_NOTE = "hbnlab.tune_note"
+#: What "Use these settings" loaded (shown once on the Training page).
+SETTINGS_NOTE = "hbnlab.settings_note"
+#: Key prefixes of the settings widgets of the pages other than Training (Features, Structure):
+#: "Use these settings" forgets them, so each page builds them from the loaded config.
+SETTINGS_WIDGET_PREFIXES = ("f_", "s_", "B_", "alpha_")
 CONFIG_LISTENER = "hbnlab.config_listener"
 #: Set once ``app.py`` has built the navigation in this session.
 APP_NAVIGATION = "hbnlab.app_navigation"
@@ -60,6 +65,14 @@ def on_config_change(fn) -> None:
     """Call ``fn(cfg)`` whenever :func:`set_config` stores a config during this run (the page
     frame redraws the sidebar with it); the page frame sets it afresh on every run."""
     st.session_state[CONFIG_LISTENER] = fn
+
+
+def load_config(cfg: ExperimentConfig) -> ExperimentConfig:
+    """Store ``cfg`` from a widget callback (before the page draws anything): like
+    :func:`set_config`, without the sidebar listener of the previous run (the page frame draws the
+    sidebar from the stored config anyway)."""
+    st.session_state.pop(CONFIG_LISTENER, None)
+    return set_config(cfg)
 
 
 def update_config(**changes) -> ExperimentConfig:
@@ -130,5 +143,6 @@ def recall(key: str, default=None):
 
 __all__ = ["ExperimentConfig", "get_config", "set_config", "update_config", "change_corpus", "reset_config",
            "sync_query_params",
-           "config_warnings", "flash", "pop_flash", "remember", "recall", "on_config_change", "CONFIG",
-           "LAST_TRAIN_JOB", "TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC", "TRAIN_NOTE", "TUNE_NOTE"]
+           "load_config", "config_warnings", "flash", "pop_flash", "remember", "recall", "on_config_change", "CONFIG",
+           "LAST_TRAIN_JOB", "TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC", "TRAIN_NOTE", "TUNE_NOTE",
+           "SETTINGS_NOTE", "SETTINGS_WIDGET_PREFIXES"]

@@ -1,5 +1,5 @@
 """The Training page's EM speed options: the widgets write the config (and the URL), a training
-job's tree learners run with them, and a preset of the thesis turns them off again."""
+job's tree learners run with them, and a preset of the thesis runs without them and leaves them on."""
 from __future__ import annotations
 
 import pytest
@@ -52,7 +52,7 @@ def test_em_speed_options_reach_the_trained_models(app):
     assert meta["config"]["em_acceleration"] == "squarem"
 
 
-def test_the_thesis_preset_turns_the_em_speed_options_off(app, monkeypatch):
+def test_the_thesis_preset_runs_without_the_em_speed_options_and_leaves_the_analysts_on(app, monkeypatch):
     from hbnlab.app import services
 
     submitted = []
@@ -68,14 +68,13 @@ def test_the_thesis_preset_turns_the_em_speed_options_off(app, monkeypatch):
     no_exceptions(app)
     cfg = submitted[-1]
     assert (cfg.em_acceleration, cfg.screen_iter, cfg.screen_keep, cfg.hidden_states) == ("none", 0, 8, 2)
-    # the widgets show the preset's settings and do not write the old ones back
-    assert app.selectbox(key="t_em_acceleration").value == "none"
-    assert app.number_input(key="t_screen_iter").value == 0
-    assert app.selectbox(key="t_hidden_states").value == 2
+    # the preset's job is its own: the widgets and the session's config keep the analyst's settings
+    assert app.selectbox(key="t_em_acceleration").value == "squarem"
+    assert app.number_input(key="t_screen_iter").value == 3
+    assert app.selectbox(key="t_hidden_states").value == 3
     submit_training(app, ["NB"], classes=["alpha"])
-    assert submitted[-1].hidden_states == 2
-    assert app.session_state["hbnlab.config"].em_acceleration == "none"
-    assert "em_acceleration" not in app.query_params
+    assert submitted[-1].hidden_states == 3 and submitted[-1].em_acceleration == "squarem"
+    assert app.session_state["hbnlab.config"].em_acceleration == "squarem"
 
 
 def test_the_markdown_report_names_the_em_speed_options_only_when_they_are_on():
