@@ -567,10 +567,11 @@ def query_list(text) -> tuple:
 
 @dataclass(frozen=True)
 class Preset:
-    """A ready-made run of the Training page: ``changes`` fill the Training form (and the config
-    the form writes) and the filled form is submitted once; later runs are whatever the form then
-    shows.  The run goes to ``corpus`` only from the built-in synthetic corpus, when ``corpus`` is
-    available: a corpus the user chose (an upload, Reuters) stays theirs."""
+    """A ready-made run of the Training page: a job of its own, the analyst's documents and indexing
+    with the defaults and ``changes`` (:func:`hbnlab.app.job_settings.preset_config`); it changes
+    neither the session's config nor the form ("Use these settings" on its finished job loads them).
+    The run goes to ``corpus`` only from the built-in synthetic corpus, when ``corpus`` is available:
+    a corpus the user chose (an upload, Reuters) stays theirs."""
 
     title: str
     description: str
@@ -584,16 +585,17 @@ _THESIS_TREES = {f"{p}_{c}": v for c, (B, alpha) in TABLE_4_1.items() for p, v i
 PRESETS = {
     "demo": Preset(
         "Quick demo",
-        "Fills the form with the 3 most frequent classes, HBN-OR and NB on 30 information-gain terms, 16 EM "
-        "restarts, and trains it; from the synthetic corpus it switches to Reuters-21578 when that is "
-        "available, your own corpus stays.",
+        "Trains the 3 most frequent classes, HBN-OR and NB on 30 information-gain terms, 16 EM restarts, as a "
+        "job of its own (your form and settings stay as they are); from the synthetic corpus it runs on "
+        "Reuters-21578 when that is available, your own corpus stays.",
         {"categories": (), "n_categories": 3, "classifiers": ("HBN-OR", "NB"), "n_features": 30, "selection": "ig",
          "scope": "local", "n_restarts": 16, **_THESIS_TREES}),
     "thesis": Preset(
         "The thesis's Table 4.10 run",
-        "Fills the form with the 10 most frequent classes, NB, SVM, HBN-AVG, HBN-OR and HBN-DEP on 30 "
-        "information-gain terms, Table 4.1's B and alpha, 64 EM restarts of plain EM, and trains it; from the "
-        "synthetic corpus it switches to Reuters-21578 when that is available, your own corpus stays.",
+        "Trains the 10 most frequent classes, NB, SVM, HBN-AVG, HBN-OR and HBN-DEP on 30 information-gain "
+        "terms, Table 4.1's B and alpha, 64 EM restarts of plain EM, as a job of its own (your form and "
+        "settings stay as they are); from the synthetic corpus it runs on Reuters-21578 when that is "
+        "available, your own corpus stays.",
         {"categories": (), "n_categories": 10, "classifiers": ("NB", "SVM", "HBN-AVG", "HBN-OR", "HBN-DEP"),
          "n_features": 30, "selection": "ig", "scope": "local", "stopwords": "thesis", "stemming": "none",
          "min_df": 2, "n_restarts": 64, **OPTIONAL_DEFAULTS, **_THESIS_TREES}),
