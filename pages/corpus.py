@@ -5,6 +5,7 @@ import streamlit as st
 
 from hbnlab import bounds
 from hbnlab.app import charts, reuters_source, services, state, widgets
+from hbnlab.app.views.features import indexing_note
 from hbnlab.pipeline.config import SYNTHETIC_MODELS, UPLOAD_ENCODINGS
 
 cfg = widgets.page_frame("Corpus", "Choose the documents to work on. Everything downstream uses this corpus.")
@@ -110,6 +111,12 @@ m[1].metric("training", ov["n_train"])
 m[2].metric("test", ov["n_test"])
 m[3].metric("classes", ov["n_categories"])
 st.caption(f"split: {widgets.md_escape(ov['split_source'])}")
+try:  # the indexing the Features page uses; a corpus it cannot use yet keeps the rest of this page
+    with st.spinner("Indexing ..."):
+        n_empty, note = indexing_note(services.experiment(cfg))
+except ValueError as e:
+    n_empty, note = 0, f"Indexing: not possible yet ({widgets.md_escape(str(e))})"
+(st.warning if n_empty else st.caption)(note)
 if ov["newsgroup_strip"]:
     st.caption(widgets.md_escape(ov["newsgroup_strip"]))
 if len(ov["encodings"]):

@@ -3,7 +3,9 @@ import streamlit as st
 
 from hbnlab import bounds
 from hbnlab.app import charts, services, state, widgets
+from hbnlab.app.views.features import indexing_note
 from hbnlab.pipeline.config import SELECTION_METHODS, SELECTION_SCOPES, STEMMING, STOPWORDS
+from hbnlab.text.stopwords import STOPLIST_DESCRIPTIONS
 
 cfg = widgets.page_frame("Features", "How texts become binary term vectors, and which terms each classifier sees.")
 corpus = widgets.load_corpus(cfg)
@@ -14,7 +16,10 @@ with st.form("features_form", border=True):
     st.markdown("**Indexing** (thesis sec. 4.1.2: letters only, function words removed, no stemming, "
                 "terms of one training document dropped)")
     c1, c2, c3 = st.columns(3)
-    stopwords = c1.selectbox("Stop words", STOPWORDS, index=STOPWORDS.index(cfg.stopwords), key="f_stopwords")
+    stopwords = c1.selectbox("Stop words", STOPWORDS, index=STOPWORDS.index(cfg.stopwords), key="f_stopwords",
+                             format_func=lambda k: f"{k}: {STOPLIST_DESCRIPTIONS[k]}",
+                             help="Every list removes who, what, where, when, why and how: a corpus of questions "
+                                  "may need 'none'.")
     stemming = c2.selectbox("Stemming", STEMMING, index=STEMMING.index(cfg.stemming), key="f_stemming")
     min_df = c3.number_input("Minimum document frequency", min_value=bounds.MIN_DF.lo, max_value=bounds.MIN_DF.hi,
                              value=cfg.min_df, key="f_min_df")
@@ -45,6 +50,8 @@ m[0].metric("terms in the vocabulary", data.info["n_terms"])
 m[1].metric("training documents", data.info["n_train"])
 m[2].metric("classes", len(data.categories))
 m[3].metric("terms per class", cfg.n_features)
+n_empty, note = indexing_note(data)
+(st.warning if n_empty else st.caption)(note)
 
 label = widgets.class_picker(cfg, data, key="f_class")
 table = services.feature_table(state.get_config(), label)

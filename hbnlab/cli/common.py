@@ -9,6 +9,7 @@ from hbnlab import bounds
 from hbnlab._validation import HbnlabError
 
 __all__ = ["CLIError", "NO_CACHE_ENV", "add_corpus_options", "add_validation_options", "validation_kwargs",
+           "add_indexing_options", "indexing_from_args",
            "check_corpus_arg", "check_learner_params", "corpus_from_args", "table_options", "TABLE_FLAGS",
            "strip_parts", "STRIP_ALL",
            "parse_list", "parse_categories",
@@ -95,6 +96,30 @@ def add_corpus_options(p: argparse.ArgumentParser, *, default: str, seed_flag: s
     p.add_argument(seed_flag, type=int, default=0, help="seed of the synthetic corpus")
     if synthetic_size:
         p.add_argument("--synthetic-size", type=int, default=3000, help="documents of the synthetic corpus")
+
+
+def add_indexing_options(p: argparse.ArgumentParser) -> None:
+    """``--stop-words none|thesis|english|PATH``: the stop list of the indexing."""
+    p.add_argument("--stop-words", default=None, metavar="none|thesis|english|PATH",
+                   help="stop list of the indexing: thesis (default; the thesis's function words, Table 4.10), "
+                        "english (scikit-learn's list), smart (SMART's 570 words), none, or PATH, a UTF-8 file of "
+                        "one word per line ('#' comments). Every list removes who/what/where/when/why/how: "
+                        "questions may need none")
+
+
+def indexing_from_args(args):
+    """The :class:`hbnlab.text.IndexingConfig` of ``--stop-words`` (the thesis's indexing otherwise); a bad
+    name or file is an error naming the option and, for a file, the line."""
+    from hbnlab.text import IndexingConfig
+    from hbnlab.text.stopwords import StopListError, resolve_stop_words
+
+    value = getattr(args, "stop_words", None)
+    if value is None:
+        return IndexingConfig()
+    try:
+        return IndexingConfig(stopwords=resolve_stop_words(value))
+    except StopListError as e:
+        raise CLIError(f"--stop-words: {e}") from None
 
 
 def add_validation_options(p: argparse.ArgumentParser) -> None:

@@ -1,6 +1,7 @@
 """The ``hbnlab`` command line: the parser, ``corpus-info`` and the error handling of every command.
 
-    hbnlab corpus-info [--corpus synthetic|reuters|PATH] [--encoding auto|NAME] [--strip-newsgroup] [--json]
+    hbnlab corpus-info [--corpus synthetic|reuters|PATH] [--encoding auto|NAME] [--strip-newsgroup]
+                       [--stop-words none|thesis|english|PATH] [--json]
     hbnlab reproduce table-4.10 | table-4.2 ... table-4.9 | decampos-table-1 | verbeek-figures
     hbnlab tree --corpus reuters --class trade --classifier hbn-or --format text|dot|svg
     hbnlab train | export-model | predict | run | report     (hbnlab.cli.models)
@@ -24,8 +25,10 @@ from hbnlab.cli import cache, models, reproduce, sweep
 from hbnlab.cli.common import (
     NO_CACHE_ENV,
     add_corpus_options,
+    add_indexing_options,
     add_validation_options,
     corpus_from_args,
+    indexing_from_args,
     validation_kwargs,
 )
 
@@ -116,17 +119,44 @@ def _print_category_table(per_category: dict, split: dict, cv: bool) -> None:
               f"--json prints them whole)")
 
 
+def _indexing_summary(corpus, cfg) -> dict:
+    """The indexing of ``--stop-words`` applied to the corpus: its stop list, the terms it keeps and
+    the documents it leaves without a single term (``empty_documents``: train / test counts)."""
+    from hbnlab.text import index_corpus
+
+    out = {"stopwords": cfg.to_dict()["stopwords"], "min_df": cfg.min_df}
+    if not corpus.train:
+        return {**out, "n_terms": 0, "empty_documents": None}
+    ic = index_corpus(corpus, cfg, categories=())
+    return {**out, "n_terms": ic.n_terms, "empty_documents": ic.empty_documents()}
+
+
+def _indexing_line(ix: dict, s: dict) -> str:
+    from hbnlab.text.stopwords import describe_stop_words
+
+    head = (f"indexing (stop words: {describe_stop_words(ix['stopwords'])}, terms in >= {ix['min_df']} training "
+            f"documents)")
+    empty = ix["empty_documents"]
+    if empty is None:
+        return f"{head}: no training documents to build a vocabulary from"
+    return (f"{head}: {ix['n_terms']:,} terms; {empty['train']:,} of {s['n_train']:,} training and "
+            f"{empty['test']:,} of {s['n_test']:,} test documents have no term left")
+
+
 def cmd_corpus_info(args) -> int:
     from hbnlab.corpus.encoding import encoding_summary
     from hbnlab.text.newsgroup import strip_summary
 
+    cfg = indexing_from_args(args)
     corpus = corpus_from_args(args, log=None if args.json else print)
     s = corpus.summary()
     split, head = _validation_lines(corpus, args)
+    ix = _indexing_summary(corpus, cfg)
     if args.json:
         s.update({k: corpus.meta[k] for k in ("encodings", "replaced_files", "ignored_files", "newsgroup_strip")
                   if k in corpus.meta})
         s["validation"] = split
+        s["indexing"] = ix
         print(json.dumps(s, indent=2))
         return 0
     kind = " (synthetic)" if s["synthetic"] else ""
@@ -137,6 +167,7 @@ def cmd_corpus_info(args) -> int:
     stripped = strip_summary(corpus.meta, len(corpus))
     if stripped:
         print(stripped)
+    print(_indexing_line(ix, s))
     print(head[0])
     _print_category_table(s["per_category"], split, cv)
     for line in encoding_summary(corpus.meta):
@@ -149,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=CommandParser)
     c = sub.add_parser("corpus-info", help="counts per split and category for a corpus, and its files' encodings")
     add_corpus_options(c, default="synthetic")
+    add_indexing_options(c)
     add_validation_options(c)
     c.add_argument("--random-state", type=int, default=0, help="seed of a stratified tuning split or folds")
     c.add_argument("--json", action="store_true", help="print JSON")

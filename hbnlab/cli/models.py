@@ -1,7 +1,8 @@
 """Commands for models and reports that leave hbnlab.
 
     hbnlab train --corpus synthetic|reuters|PATH --class LABEL --classifier hbn-or [--B --alpha
-                 --n-features --random-state --n-restarts --param KEY=VALUE] --out MODEL.hbnlab
+                 --n-features --random-state --n-restarts --param KEY=VALUE --stop-words none|thesis|english|PATH]
+                 --out MODEL.hbnlab
     hbnlab export-model MODEL --format hbnlab|bif|xmlbif|net --out FILE
     hbnlab predict --model MODEL --input docs.jsonl --out preds.jsonl [--evidence]
     hbnlab run MANIFEST [--out result.json]
@@ -21,8 +22,10 @@ from hbnlab.bounds import SEED
 from hbnlab.cli.common import (
     CLIError,
     add_corpus_options,
+    add_indexing_options,
     check_corpus_arg,
     check_learner_params,
+    indexing_from_args,
     parse_param_items,
     strip_parts,
     table_options,
@@ -70,6 +73,7 @@ def cmd_train(args) -> int:
     SEED.check(args.random_state, name="--random-state")
     # every bound is checked before the corpus is read or anything allocated
     check_learner_params(name, params, n_features=args.n_features, random_state=args.random_state, flags=flags)
+    indexing = indexing_from_args(args)  # the model file keeps the stop list's words
     spec = _corpus_spec(args)
     t0 = time.perf_counter()
     corpus = spec.load()
@@ -78,7 +82,8 @@ def cmd_train(args) -> int:
         raise CLIError(f"class {args.label!r} has no training documents in corpus {corpus.name!r}; "
                        f"classes: {usable[:30]}")
     taxonomy = read_taxonomy(args.taxonomy, categories=corpus.categories()) if args.taxonomy else None
-    data = prepare_cached(corpus, categories=[args.label], require_test=False, taxonomy=taxonomy, log=print)
+    data = prepare_cached(corpus, categories=[args.label], require_test=False, taxonomy=taxonomy, indexing=indexing,
+                          log=print)
     y = data.Y_train[:, 0]
     if y.min() == y.max():
         raise CLIError(f"class {args.label!r} has {'no' if y.max() == 0 else 'only'} positive training documents")
@@ -241,6 +246,7 @@ def register(subparsers) -> None:
     """Add ``train``, ``export-model``, ``predict``, ``run`` and ``report`` to the hbnlab parser."""
     t = subparsers.add_parser("train", help="train one binary classifier and save it as an hbnlab model file")
     add_corpus_options(t, default="synthetic")
+    add_indexing_options(t)
     t.add_argument("--class", dest="label", required=True, help="the positive class (e.g. trade)")
     t.add_argument("--classifier", default="hbn-or",
                    help="a learner of hbnlab.models.catalog, e.g. hbn-or, hnb-dep, nb, svm, or-eq12, kdb "

@@ -9,9 +9,11 @@ from hbnlab.bounds import N_RESTARTS
 from hbnlab.cli.common import (
     CLIError,
     add_corpus_options,
+    add_indexing_options,
     add_validation_options,
     check_learner_params,
     corpus_from_args,
+    indexing_from_args,
     parse_categories,
     parse_list,
     parse_param_items,
@@ -31,12 +33,13 @@ def _protocol_data(args):
     from hbnlab.experiments import reproduce as rep
     from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 
+    indexing = indexing_from_args(args)
     corpus = corpus_from_args(args, log=print)
     categories = parse_categories(args.categories, corpus)
     if categories is None and not is_reuters_modapte(corpus.name):
         categories = corpus.categories(min_train=1, min_test=1)
     taxonomy = read_taxonomy(args.taxonomy, categories=corpus.categories()) if args.taxonomy else None
-    return rep.load_protocol(corpus, categories=categories, log=print, taxonomy=taxonomy,
+    return rep.load_protocol(corpus, categories=categories, log=print, taxonomy=taxonomy, indexing=indexing,
                              **validation_kwargs(args, args.random_state))
 
 
@@ -113,6 +116,10 @@ def cmd_reproduce(args) -> int:
     if given and not target.startswith("decampos-table-"):
         flags = ", ".join("--" + k.replace("_", "-") for k in given)
         raise CLIError(f"{flags}: de Campos protocol options apply to decampos-table-1 only, not to {target}")
+    if args.stop_words is not None and (target.startswith("decampos-table-") or target == "verbeek-figures"):
+        how = "--stoplist (de Campos et al.'s protocol option)" if target.startswith("decampos") else \
+            "Verbeek's SMART list"
+        raise CLIError(f"--stop-words applies to the thesis's tables (table-4.x), not to {target}: it uses {how}")
     if target == "table-4.10":
         try:
             rows = rep.parse_rows(args.rows) if args.rows else None
@@ -195,7 +202,7 @@ def cmd_tree(args) -> int:
     corpus = corpus_from_args(args)
     if args.label not in corpus.categories():
         raise CLIError(f"class {args.label!r} is not a category of corpus {corpus.name!r}")
-    data = prepare_cached(corpus, categories=[args.label], require_test=False)
+    data = prepare_cached(corpus, categories=[args.label], require_test=False, indexing=indexing_from_args(args))
     est = fit_unit(data, args.label, name, n_features=args.n_features, params=params,
                    random_state=args.seed).estimator
     if args.format == "text":
@@ -228,6 +235,7 @@ def register(sub) -> None:
     r.add_argument("target", help="table-4.10 | table-4.2 ... table-4.9 | decampos-table-1 [--collection C] "
                                   "(decampos-table-2/3: ohsumed / 20newsgroups) | verbeek-figures")
     add_corpus_options(r, default=None)
+    add_indexing_options(r)
     r.add_argument("--categories", default=None,
                    help="table-4.x: all | topK | comma list (default: Reuters top10; another corpus: every "
                         "category with a training and a test document)")
@@ -264,6 +272,7 @@ def register(sub) -> None:
 
     t = sub.add_parser("tree", help="learn and draw an HBN/HNB tree for one class")
     add_corpus_options(t, default="reuters", synthetic_size=False)
+    add_indexing_options(t)
     t.add_argument("--class", dest="label", required=True)
     t.add_argument("--classifier", default="hbn-or", help="hbn-avg | hbn-or | hbn-dep | hnb-avg | hnb-or | hnb-dep")
     t.add_argument("--B", type=int, default=None)

@@ -35,8 +35,9 @@ __all__ = ["run_row", "tune_on_validation", "tuning_label", "reproduce_table_4_1
 
 def thesis_values_apply(data: ProtocolData) -> bool:
     """Whether the thesis's published values describe this data: Reuters-21578 ModApte with the
-    thesis's 10 classes."""
-    return is_reuters_modapte(data.corpus_name) and sorted(data.categories) == sorted(pv.THESIS_CLASSES)
+    thesis's 10 classes, indexed with the thesis's stop list."""
+    return (is_reuters_modapte(data.corpus_name) and sorted(data.categories) == sorted(pv.THESIS_CLASSES)
+            and data.indexed.config.stopwords == "thesis")
 
 
 def tunable_indices(data: ProtocolData, log=None) -> list[int]:

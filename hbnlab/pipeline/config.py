@@ -26,6 +26,7 @@ from hbnlab.models.hbn import (
     parse_hidden_states,
 )
 from hbnlab.text.newsgroup import NEWSGROUP_PARTS
+from hbnlab.text.stopwords import STOPLIST_NAMES
 
 CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 #: The synthetic generators: planted word groups (:func:`hbnlab.corpus.make_synthetic_corpus`) or a
@@ -33,7 +34,8 @@ CORPUS_SOURCES = ("synthetic", "reuters", "upload")
 SYNTHETIC_MODELS = ("groups", "hierarchy")
 #: Text encodings an upload may be read with: "auto" detects each file's (hbnlab.corpus.encoding).
 UPLOAD_ENCODINGS = ("auto", "utf-8", "cp1252", "latin-1", "utf-16")
-STOPWORDS = ("thesis", "smart", "sklearn", "none")
+#: The named stop lists (:data:`hbnlab.text.stopwords.STOPLIST_NAMES`, thesis's first).
+STOPWORDS = STOPLIST_NAMES
 STEMMING = ("none", "porter")
 SELECTION_METHODS = ("ig", "chi2", "mi", "df", "fisher")
 SELECTION_SCOPES = ("local", "global")

@@ -266,12 +266,13 @@ class ProtocolData:
 
     def corpus_json(self) -> dict:
         """The corpus part of a result document (where its split came from, counts, categories,
-        fingerprint)."""
+        fingerprint, the indexing -- its stop list -- and the documents it left without a term)."""
         c = self.info
         return {"name": self.corpus_name, "split_source": c.get("split_source"), "n_train": c.get("n_train"),
                 "n_test": c.get("n_test"),
                 "n_terms": c.get("n_terms"), "n_train0": c.get("n_train0"), "n_validation": c.get("n_validation"),
-                "validation": c.get("validation"), "categories": self.categories, "fingerprint": self.fingerprint}
+                "validation": c.get("validation"), "categories": self.categories, "fingerprint": self.fingerprint,
+                "indexing": self.indexed.config.to_dict(), "empty_documents": self.indexed.empty_documents()}
 
 
 def resolve_categories(corpus, categories=None, n_categories: int = 10, *, require_test: bool = True) -> list[str]:
@@ -352,7 +353,7 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
             "n_train": len(ic.train_docs),
             "n_test": len(ic.test_docs), "n_terms": ic.n_terms, "n_train0": int((folds < 0).sum()),
             "n_validation": int((folds >= 0).sum()), "validation": vinfo, "indexing": cfg.to_dict(),
-            "categories": list(cats)}
+            "categories": list(cats), "empty_documents": ic.empty_documents()}
     if progress:
         progress(1.0, "ready")
     if tax is not None:

@@ -49,9 +49,9 @@ class IndexingConfig:
     ----------
     lowercase : bool, default True
         Lowercase tokens.  Tokens are maximal runs of ASCII letters either way.
-    stopwords : {"thesis", "smart", "sklearn", "none"} or tuple of str, default "thesis"
-        Stop list (see :mod:`hbnlab.text.stopwords`); a tuple gives the words explicitly.
-        Matching ignores case.
+    stopwords : {"thesis", "english", "smart", "sklearn", "none"} or tuple of str, default "thesis"
+        Stop list (see :mod:`hbnlab.text.stopwords`); a tuple gives the words explicitly (a file's
+        words, :func:`hbnlab.text.stopwords.resolve_stop_words`).  Matching ignores case.
     stemming : {None, "porter", "porter2"}, default None
         ``"porter"`` applies the original Porter (1980) stemmer after stop-word removal,
         ``"porter2"`` Porter's revised English (Snowball) stemmer.  The thesis tried stemming and
@@ -444,6 +444,21 @@ class IndexedCorpus:
     @property
     def n_terms(self) -> int:
         return len(self.vocabulary)
+
+    def empty_documents(self) -> dict[str, int]:
+        """How many training and test documents the indexing leaves without a single term of the
+        vocabulary (every token a stop word, too rare, or no token at all): ``{"train": n, "test": n}``.
+        Such a document is scored on the class prior alone."""
+        return {"train": empty_row_count(self.X_train), "test": empty_row_count(self.X_test)}
+
+
+def empty_row_count(X) -> int:
+    """Rows of the sparse matrix ``X`` without a stored nonzero entry.
+
+    >>> empty_row_count(sp.csr_matrix([[1.0, 0.0], [0.0, 0.0], [0.0, 2.0]]))
+    1
+    """
+    return int((np.asarray((sp.csr_matrix(X) != 0).sum(axis=1)).ravel() == 0).sum())
 
 
 def index_corpus(corpus, config: IndexingConfig | None = None, documents=None, *,

@@ -246,7 +246,7 @@ def test_config_round_trip():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"stopwords": "english"}, "stopwords must be one of"),
+    ({"stopwords": "french"}, "stopwords must be one of"),
     ({"stopwords": ("a", 3)}, "stopwords must be strings, got 3"),
     ({"stemming": "snowball"}, "stemming must be one of"),
     ({"min_df": 0}, "min_df must be an integer >= 1"),

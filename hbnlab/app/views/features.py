@@ -45,3 +45,22 @@ def selected_terms_overview(data, n_features: int, scope: str = "local") -> pd.D
     n = max(len(v) for v in cols.values())
     cols = {c: v + [None] * (n - len(v)) for c, v in cols.items()}
     return pd.DataFrame(cols, index=pd.RangeIndex(1, n + 1, name="rank"))
+
+
+def indexing_note(data) -> tuple[int, str]:
+    """What the indexing left without a term, for the Corpus and Features pages: ``(n, sentence)``
+    with ``n`` the training and test documents that hold no term of the vocabulary (every token a
+    stop word, too rare, or none at all; they are scored on the class prior alone)."""
+    from hbnlab.text.stopwords import describe_stop_words
+
+    ic = data.indexed
+    empty = ic.empty_documents()
+    n = empty["train"] + empty["test"]
+    stop = describe_stop_words(ic.config.stopwords)
+    head = f"Indexing with stop words '{stop}' keeps {ic.n_terms:,} terms"
+    if not n:
+        return 0, f"{head}; every document keeps at least one."
+    return n, (f"{head}; {empty['train']:,} of {len(ic.train_docs) or ic.X_train.shape[0]:,} training and "
+               f"{empty['test']:,} of {len(ic.test_docs) or ic.X_test.shape[0]:,} test documents are left without "
+               f"a single term and are classified by the class's share alone. Another stop list (Features page) "
+               f"may keep their words: every list removes who, what, where, when, why and how.")

@@ -1,0 +1,40 @@
+"""Issue 38 item 4 in the workbench: the Features page offers every stop list (english included), the
+choice reaches the config, the URL and the indexed data, and the Corpus and Features pages say how many
+documents the indexing leaves without a term."""
+from __future__ import annotations
+
+from app_testutil import no_exceptions, texts
+
+
+def _open(app, page):
+    app.query_params = {"synthetic_size": "600"}
+    app.run()
+    no_exceptions(app)
+    app.switch_page(f"pages/{page}.py").run()
+    no_exceptions(app)
+    return app
+
+
+def test_features_page_offers_english_and_the_choice_reaches_config_url_and_data(app):
+    from hbnlab.app import services
+
+    _open(app, "features")
+    box = app.selectbox(key="f_stopwords")
+    assert box.value == "thesis"
+    assert {"none", "thesis", "english"} <= {o.split(":")[0] for o in box.options}
+    assert any("Indexing with stop words 'thesis' keeps" in t for t in texts(app, "caption"))
+
+    box.set_value("english")
+    app.button(key="FormSubmitter:features_form-Apply").click().run()
+    no_exceptions(app)
+    cfg = app.session_state["hbnlab.config"]
+    assert cfg.stopwords == "english"
+    assert app.query_params["stopwords"] == "english"
+    assert services.experiment(cfg).indexed.config.stopwords == "english"
+    assert any("Indexing with stop words 'english' keeps" in t for t in texts(app, "caption"))
+
+
+def test_corpus_page_says_how_many_documents_keep_no_term(app):
+    _open(app, "corpus")
+    assert any("Indexing with stop words 'thesis' keeps" in t and "every document keeps at least one" in t
+               for t in texts(app, "caption"))
