@@ -35,6 +35,7 @@ from hbnlab.corpus import CorpusError
 from hbnlab.corpus.encoding import check_encoding
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments.thesis import thesis_values_apply
+from hbnlab.export.model_io import resolved_params
 from hbnlab.export.report import ExperimentResult
 from hbnlab.models.catalog import learner_names
 from hbnlab.pipeline.corpus_spec import load_named_corpus
@@ -478,6 +479,7 @@ def run_manifest(manifest: ExperimentManifest, *, corpus=None, keep_models: bool
                     raise
                 raise ManifestError("categories", str(e)) from None
             est = res.estimator
+            specs[disp].setdefault("resolved_params", resolved_params(est))  # the same for every category
             timings[disp][cat] = res.seconds
             S[:, j] = res.scores
             tr = em_traces(est)
