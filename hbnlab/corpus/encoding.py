@@ -8,12 +8,18 @@ decides:
    number of a known binary format (JPEG, PNG, GIF, PDF, ELF, a Windows executable, ZIP --
    docx, xlsx, jar, a ZIP inside the upload --, gzip, 7-Zip, RAR, OLE2 (old Office files),
    SQLite, Mach-O / Java class) raises :class:`~hbnlab.corpus.base.BinaryFileError`, and so does
-   a file whose decoded text is more than 5 % control characters (C0 other than tab, line and
-   page breaks and escape, and DEL; :func:`binary_reason`) -- after the rules below, so a UTF-16
-   file is judged by its characters, not by its NUL bytes.  Text has next to none (a stray bell
-   or escape in an old e-mail); random or compressed bytes without a magic number have about
-   10.5 % (27 of the 256 byte values), NUL-alternating data (small integers stored in 16 bits,
-   which rule 2 reads as UTF-16) far more.  Folder readers skip such a file and list it in
+   a file whose reading by the rules below holds what text does not (:func:`binary_reason`,
+   after the rules, so a UTF-16 file is judged by its characters, not by its NUL bytes): NUL
+   characters, C1 control characters (U+0080-U+009F) and byte sequences no rule decodes (the
+   fallback's replaced ones), at least 3 and together more than 1 % of the characters -- random
+   or compressed bytes have 0.4 % NUL and 2 % undecodable, NUL-alternating data (small integers
+   stored in 16 bits, which rule 2 reads as UTF-16) far more, a damaged text one or two --; or
+   the other control characters (C0 but tab, line and page breaks and escape; DEL) spread over
+   at least 8 kinds and more than 5 % of the characters, or over half of them.  Text uses those
+   as glyphs (a bell or an escape in an old e-mail; a signature box drawn in ``02``, which a DOS
+   newsreader showed as a face), a few kinds again and again; data spreads over all 27.  The
+   reason names what was found (``"16 NUL bytes, 80 undecodable byte sequences among its 4096
+   characters (2.3 %)"``).  Folder readers skip such a file and list it in
    ``meta['ignored_files']`` with the reason; a table file that is binary is refused.
 1. **Byte-order mark.**  ``EF BB BF`` -> ``utf-8-sig``; ``FF FE 00 00`` / ``00 00 FE FF`` ->
    ``utf-32``; ``FF FE`` / ``FE FF`` -> ``utf-16`` (UTF-32 is tested first: its little-endian
@@ -89,6 +95,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections import Counter
 from typing import NamedTuple
 
 import numpy as np
@@ -118,13 +125,27 @@ _BOMS = (  # UTF-32 first: its little-endian mark starts with UTF-16's
 )
 _BOM_FIRST_BYTES = frozenset(mark[0] for mark, _ in _BOMS)
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-# rule 0: control characters of binary data (C0 but tab, line and page breaks and escape; DEL)
-_BINARY_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+# rule 0: what text never holds (NUL, the C1 controls) and the control characters it seldom
+# holds (C0 but tab, line and page breaks and escape; DEL), found in one pass
+_NOT_TEXT = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f-\x9f]")
+_C1 = frozenset(map(chr, range(0x80, 0xA0)))
+# readings in which such a character comes only from a byte 00-08, 0E-1A, 1C-1F or 7F-9F (ASCII
+# and one byte a character, or UTF-8, whose C1 sequences end in 80-9F): a file holding none of
+# those bytes is text without a scan of its characters (bytes.translate: ten times the regex)
+_BYTEWISE = frozenset({"utf-8", "utf-8-sig", "cp1252", "latin-1"})
+_PLAIN_BYTES = bytes(b for b in range(256) if not (b <= 0x08 or 0x0E <= b <= 0x1A or 0x1C <= b <= 0x1F or b >= 0x7F)) \
+    + bytes(range(0xA0, 0x100))
 _ASCII = bytes(range(128))
 # what cp1252 puts at 0x80-0x9F (its typographic marks) and the no-break space: not odd
 _CP1252_MARKS = frozenset(bytes(range(0x80, 0xA0)).decode("cp1252", errors="ignore") + "\xa0")
 # thresholds of rule 0
+_MIN_NOT_TEXT = 3
+_MAX_NOT_TEXT = 0.01
 _MAX_BINARY_CONTROL = 0.05
+_MIN_CONTROL_KINDS = 8
+_MOSTLY_CONTROL = 0.5
+#: The codec of rule 7: the only reading whose replaced bytes are undecodable by every rule.
+_FALLBACK = "cp1252"
 # thresholds of rule 5
 _COUNT_CHUNK = 1 << 22  # bytes counted per bincount: a 32 MB temporary
 _MAX_CONTROL = 0.01
@@ -231,16 +252,51 @@ def _magic_number(data: bytes) -> str | None:
     return None
 
 
-def _control_reason(text: str) -> str | None:
-    """Rule 0's second half: the reason ``text`` is binary data (its share of control
-    characters), or None."""
-    if not text:
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _not_text_reason(decoded: DecodedText, data: bytes | None = None) -> str | None:
+    """Rule 0's second half: why the reading ``decoded`` is binary data rather than text, naming
+    the characters found, or None.
+
+    Text never holds NUL characters or C1 control characters (U+0080-U+009F: what a latin-1 or
+    UTF-16 reading makes of bytes no Windows code page defines), and nothing in it is left
+    undecodable by every rule (the fallback's replaced sequences; rules 1 and 4 replace stray
+    bytes in files they have recognised as text).  A few of them are damage; at least
+    :data:`_MIN_NOT_TEXT` making more than 1 % of the characters are data (random or compressed
+    bytes: 0.4 % NUL and 2 % undecodable).  The other control characters are text's glyphs too
+    -- the faces, suits and arrows a DOS newsreader drew for bytes 01-1F, in a signature box --:
+    they count only spread over at least :data:`_MIN_CONTROL_KINDS` kinds and more than 5 % of the
+    characters (data of small integers, random bytes: 27 kinds), or over half of them.  ``data``,
+    the bytes read, spares the scan of a text that cannot hold any of them.
+    """
+    if data is not None and decoded.encoding in _BYTEWISE and not data.translate(None, _PLAIN_BYTES):
         return None
-    n = len(text) - len(_BINARY_CONTROL.sub("", text))
-    if n <= _MAX_BINARY_CONTROL * len(text):
+    text = decoded.text
+    first = _NOT_TEXT.search(text)
+    if first is None:
         return None
-    return (f"{n} of its {len(text)} characters ({100 * n / len(text):.0f} %) are control characters such as NUL; "
-            f"text has next to none")
+    found = Counter(m.group() for m in _NOT_TEXT.finditer(text, first.start()))
+    n = len(text)
+    nul = found.pop("\x00", 0)
+    c1 = sum(found.pop(c) for c in _C1.intersection(found))
+    undecodable = decoded.replaced if decoded.encoding == _FALLBACK else 0
+    strong = nul + c1 + undecodable
+    if strong >= _MIN_NOT_TEXT and strong > _MAX_NOT_TEXT * n:
+        wide = decoded.encoding.startswith(("utf-16", "utf-32"))
+        parts = [_plural(nul, "NUL character (U+0000)", "NUL characters (U+0000)") if wide
+                 else _plural(nul, "NUL byte", "NUL bytes"),
+                 _plural(c1, "C1 control character (U+0080-U+009F)", "C1 control characters (U+0080-U+009F)"),
+                 _plural(undecodable, "undecodable byte sequence", "undecodable byte sequences")]
+        named = ", ".join(part for part, k in zip(parts, (nul, c1, undecodable)) if k)
+        return f"{named} among its {n} characters ({100 * strong / n:.1f} %); text holds next to none"
+    control = sum(found.values())
+    if (control > _MAX_BINARY_CONTROL * n and len(found) >= _MIN_CONTROL_KINDS) or control > _MOSTLY_CONTROL * n:
+        common = ", ".join(f"U+{ord(c):04X} x{k}" for c, k in found.most_common(3))
+        return (f"{control} control characters of {_plural(len(found), 'kind', 'kinds')} ({common}, ...) among "
+                f"its {n} characters ({100 * control / n:.0f} %); text that draws with them repeats a few")
+    return None
 
 
 def binary_reason(data: bytes, encoding: str | None = AUTO) -> str | None:
@@ -250,8 +306,12 @@ def binary_reason(data: bytes, encoding: str | None = AUTO) -> str | None:
     --------
     >>> binary_reason(b"\\xff\\xd8\\xff\\xe0\\x00\\x10JFIF")
     'a JPEG image (it starts with ff d8 ff)'
-    >>> binary_reason(b"\\x00\\x01\\x00\\x02\\x00\\x03\\x00\\x04")
-    '4 of its 4 characters (100 %) are control characters such as NUL; text has next to none'
+    >>> binary_reason(b"\\x00\\x01\\x00\\x02\\x00\\x03\\x00\\x04").split(" among")[0]   # UTF-16-BE integers
+    '4 control characters of 4 kinds (U+0001 x1, U+0002 x1, U+0003 x1, ...)'
+    >>> binary_reason(bytes(range(256)) * 4)
+    '4 NUL bytes, 20 undecodable byte sequences among its 1024 characters (2.3 %); text holds next to none'
+    >>> binary_reason(b"Joe Carter \\x02\\x02\\x02\\x02\\x02\\x02 jc@andrew.cmu.edu") is None   # a drawing
+    True
     >>> binary_reason("café".encode("utf-16")) is None
     True
     """
@@ -453,7 +513,7 @@ def _detect(data: bytes) -> DecodedText:
     guessed = _guess(data)
     if guessed is not None:
         return guessed
-    return _decode_replacing(data, "cp1252")
+    return _decode_replacing(data, _FALLBACK)
 
 
 def _looks_like(data: bytes) -> str | None:
@@ -489,20 +549,20 @@ def _decode_named(data: bytes, source: str, encoding: str) -> DecodedText:
     looks = _looks_like_utf8(data) if wide else _looks_like(data)
     if looks is not None:
         if not wide:  # what the file would be as UTF-16 / UTF-32: binary data is skipped, not refused
-            reason = _control_reason(_detect(data).text)
+            reason = _not_text_reason(_detect(data))
             if reason is not None:
                 raise BinaryFileError(source, reason)
         raise CorpusError(f"{source}: the file looks like {looks}, not {encoding!r}", "encoding", AUTO)
     try:
         return DecodedText(data.decode("utf-8-sig" if codec == "utf-8" else encoding), encoding)
     except UnicodeDecodeError as exc:
-        reason = _control_reason(data.decode(encoding, errors="replace"))
+        guess = _detect(data)  # binary data is judged by its best reading, whatever codec was named
+        reason = _not_text_reason(guess)
         if reason is not None:
             raise BinaryFileError(source, reason) from None
         line = data.count(b"\n", 0, exc.start) + 1
         bad = data[exc.start : exc.start + 4].hex(" ")
         shown = "UTF-8" if codec == "utf-8" else repr(encoding)
-        guess = _detect(data)
         raise CorpusError(
             f"line {line} of {source}: cannot decode as {shown} at byte offset {exc.start} "
             f"(bytes {bad}: {exc.reason}); the file looks like {guess.encoding}", "encoding", AUTO
@@ -553,7 +613,7 @@ def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> Decode
     if magic is not None:
         raise BinaryFileError(source, magic)
     decoded = _detect(data) if enc == AUTO else _decode_named(data, source, enc)
-    reason = _control_reason(decoded.text)
+    reason = _not_text_reason(decoded, data)
     if reason is not None:
         raise BinaryFileError(source, reason)
     return decoded

@@ -16,7 +16,8 @@ Rules shared by all readers
   ``meta['encodings']`` counts the files per codec, ``meta['replaced_files']`` lists the files
   where undecodable bytes became U+FFFD, with the line and byte offset of the first ones.
 * **Binary files are not text**: a file with the magic number of a binary format (JPEG, PNG,
-  GIF, PDF, ELF, a Windows executable, a ZIP ...) or a high share of control characters is
+  GIF, PDF, ELF, a Windows executable, a ZIP ...) or holding what text does not (NUL bytes,
+  undecodable bytes, control characters of every kind: :mod:`hbnlab.corpus.encoding`) is
   never tokenised.  A folder-per-class tree (on disk or in a ZIP) skips it and lists it in
   ``meta['ignored_files']`` with the reason; a table file that is binary is refused with a
   :class:`~hbnlab.corpus.base.BinaryFileError` naming it.

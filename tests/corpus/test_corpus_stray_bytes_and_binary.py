@@ -150,9 +150,9 @@ BINARY = {
     "inner.zip": (_zip_member(), "a ZIP archive"),
     # NUL-alternating data: random bytes stored in 16 bits (rule 2 reads it as UTF-16-LE),
     # and small counts stored in 16 bits
-    "samples.bin": (bytes(b for x in _RNG.bytes(1000) for b in (x, 0)), "control characters"),
-    "counts.dat": (struct.pack("<600H", *(i % 40 for i in range(600))), "control characters"),
-    "noise.raw": (_RNG.bytes(4096), "control characters"),                 # no magic number at all
+    "samples.bin": (bytes(b for x in _RNG.bytes(1000) for b in (x, 0)), "C1 control characters"),
+    "counts.dat": (struct.pack("<600H", *(i % 40 for i in range(600))), "15 NUL characters (U+0000)"),
+    "noise.raw": (_RNG.bytes(4096), "undecodable byte sequences"),         # no magic number at all
 }
 
 
