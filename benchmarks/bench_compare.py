@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.compare import paired_bootstrap
 from hbnlab.evaluation.measures import per_class_breakeven
+from hbnlab.experiments.provenance import provenance, provenance_line
 
 
 def loop_micro_differences(Y, S_a, S_b, n_boot, random_state=0):
@@ -46,6 +47,8 @@ def main(argv=None):
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--rate", type=float, default=0.05)
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     rng = np.random.RandomState(0)
     n, m = args.docs, args.classes
     Y = (rng.rand(n, m) < args.rate).astype(int)

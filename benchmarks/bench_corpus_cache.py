@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -127,6 +129,8 @@ def main(argv=None) -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     if not os.environ.get("HBNLAB_REUTERS_DIR"):
         raise SystemExit("set HBNLAB_REUTERS_DIR to the Reuters-21578 directory")
     res = {"in_process": in_process(args.reps)}
@@ -145,7 +149,7 @@ def main(argv=None) -> None:
           f"{warm['first_progress']:.2f} s (ratio {cold['first_progress'] / warm['first_progress']:.1f}x); "
           f"the worker's load + prepare: cold {cold['worker_prepare']:.2f} s, warm {warm['worker_prepare']:.2f} s")
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=2))
+        Path(args.json).write_text(json.dumps(stamp(res, prov), indent=2))
         print(f"wrote {args.json}")
 
 

@@ -15,6 +15,8 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from hbnlab.experiments.provenance import provenance, provenance_line
+
 
 def timed(label, fn, repeat=3):
     best = min(_once(fn) for _ in range(repeat))
@@ -32,6 +34,8 @@ def main():
     from hbnlab.features import SCORE_METHODS, score_terms
     from hbnlab.text import TermIndexer
 
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     path = os.environ.get("HBNLAB_REUTERS_DIR")
     if path:
         from sklearn.feature_extraction.text import CountVectorizer

@@ -19,6 +19,8 @@ import time
 
 import numpy as np
 
+from hbnlab.experiments.provenance import provenance, provenance_line
+
 
 def _best_of(fn, repeat):
     best, out = np.inf, None
@@ -73,6 +75,8 @@ def main(argv=None) -> int:
     ap.add_argument("--reuters-dir", default=os.environ.get("HBNLAB_REUTERS_DIR"))
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     if not args.reuters_dir:
         print("set HBNLAB_REUTERS_DIR or pass --reuters-dir", file=sys.stderr)
         return 2

@@ -35,6 +35,8 @@ import threading
 import time
 from pathlib import Path
 
+from hbnlab.experiments.provenance import provenance, provenance_line
+
 ROOT = Path(__file__).resolve().parents[1]
 T = "hbnlab.jobs.testing"
 
@@ -185,6 +187,8 @@ def main(argv=None) -> int:
     parser.add_argument("--skip", default="", help=f"comma-separated groups to skip, of {sorted(GROUPS)}")
     parser.add_argument("--out", type=Path, default=None, help="also write the output to this file")
     args = parser.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     if skip - set(GROUPS):
         parser.error(f"unknown groups {sorted(skip - set(GROUPS))}; known: {sorted(GROUPS)}")
@@ -204,7 +208,7 @@ def main(argv=None) -> int:
                 lines += block
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text("\n".join(lines) + "\n")
+        args.out.write_text("\n".join([provenance_line(prov), *lines]) + "\n")
     return 0
 
 

@@ -59,6 +59,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+
 OHSUMED = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "ohsumed_single_23"
 CLASSIFIERS = ("NB", "SVM", "KNN", "HBN-OR")
 TERMS = (30, 300)
@@ -485,6 +487,8 @@ def main() -> None:
         out = run_one(*args.one, args.workdir, args.ohsumed, args.table_rows, args.profile)
         print("RESULT " + json.dumps(out), flush=True)
         return
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     sizes = [2000, 5000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     unknown = [s for s in stages if s not in STAGES]
@@ -518,7 +522,7 @@ def main() -> None:
                 print(f"{stage} {n} cpu {r['cpu']:.2f} rss_mb {r['rss_mb']:.0f}  (setup cpu {r['setup_cpu']:.1f} "
                       f"rss_mb {r['setup_rss_mb']:.0f}){'  ' + json.dumps(extra) if extra else ''}", flush=True)
             if args.json:
-                Path(args.json).write_text(json.dumps(doc, indent=1))
+                Path(args.json).write_text(json.dumps(stamp(doc, prov), indent=1))
     print()
     print(markdown_table(doc))
     print("\n".join(summary(doc)))

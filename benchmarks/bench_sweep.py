@@ -75,6 +75,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from hbnlab.experiments import sweep as sw  # noqa: E402
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp  # noqa: E402
 from hbnlab.jobs import DaskRunner, JobSpec, LocalProcessRunner  # noqa: E402
 from hbnlab.jobs.malloc import unset_dask_malloc_trim  # noqa: E402
 
@@ -327,6 +328,8 @@ def main(argv=None) -> None:
     p.add_argument("--estimate-workers", type=int, default=100)
     p.add_argument("--json", default=None, help="also write the numbers to this file")
     args = p.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     if args.dask_scale:
         dask_scale(args, args.corpus)
         return
@@ -446,7 +449,7 @@ def _finish(rows, out: dict, json_path) -> None:
     """Print the table's rows and write ``out`` to ``json_path`` when given."""
     _print_table(rows)
     if json_path:
-        Path(json_path).write_text(json.dumps(out, indent=2, default=str))
+        Path(json_path).write_text(json.dumps(stamp(out), indent=2, default=str))
 
 
 if __name__ == "__main__":

@@ -55,6 +55,8 @@ from test_workbench_e2e import (  # noqa: E402
 )
 from test_workbench_round2_e2e import PAGES  # noqa: E402
 
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp  # noqa: E402
+
 
 def _shot(page, shots: Path, name: str) -> None:
     shots.mkdir(parents=True, exist_ok=True)
@@ -208,6 +210,8 @@ def main(argv=None) -> None:
     ap.add_argument("--classes", type=int, default=20, help="with --upload: Features' most frequent N (all)")
     ap.add_argument("--make-upload", metavar="DIR", help="write the newsgroup-sized ZIP into DIR and exit")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     if args.make_upload:
         print(f"wrote {make_upload(Path(args.make_upload))}")
         return
@@ -217,7 +221,7 @@ def main(argv=None) -> None:
                                                                    if isinstance(v, float)))
         print(f"the upload's progress bar, as seen: {res['progress_bar_text']!r}")
         if args.json:
-            Path(args.json).write_text(json.dumps(res, indent=2))
+            Path(args.json).write_text(json.dumps(stamp(res, prov), indent=2))
         return
     if not os.environ.get("HBNLAB_REUTERS_DIR"):
         raise SystemExit("set HBNLAB_REUTERS_DIR to the Reuters-21578 directory")
@@ -232,7 +236,7 @@ def main(argv=None) -> None:
           f"{res['corpus_page_store_warm']:.2f} s")
     print(f"screenshots in {args.shots}")
     if args.json:
-        Path(args.json).write_text(json.dumps(res, indent=2))
+        Path(args.json).write_text(json.dumps(stamp(res, prov), indent=2))
         print(f"wrote {args.json}")
 
 

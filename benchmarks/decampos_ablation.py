@@ -38,6 +38,7 @@ from hbnlab.experiments.decampos import (
     load_decampos_reuters,
     score_decampos,
 )
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp
 from hbnlab.export.report import markdown_table
 from hbnlab.text import index_corpus
 
@@ -204,14 +205,16 @@ def main(argv: list[str]) -> int:
     ap.add_argument("reuters_dir", nargs="?", default=os.environ.get("HBNLAB_REUTERS_DIR"))
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "decampos_ablation.json"))
     args = ap.parse_args(argv[1:])
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     if not args.reuters_dir:
         ap.error("pass REUTERS_DIR or set HBNLAB_REUTERS_DIR")
     result = ablation(args.reuters_dir)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=1) + "\n")
+    out.write_text(json.dumps(stamp(result, prov), indent=1) + "\n")
     md = markdown(result)
-    out.with_suffix(".md").write_text(md)
+    out.with_suffix(".md").write_text(provenance_line(prov) + "\n\n" + md)
     print(md)
     print(f"wrote {out} and {out.with_suffix('.md')}")
     return 0

@@ -34,6 +34,7 @@ from hbn_terms_micro import parse_config
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
+from hbnlab.experiments.provenance import log_test_set_run, provenance, provenance_line, rows_of, stamp
 from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.models.logistic import LogisticRegressionClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
@@ -93,6 +94,10 @@ def table(rows) -> str:
     return "\n".join(out)
 
 
+#: the committed log of every run that scored a test set
+TEST_SET_RUNS = Path(__file__).parent / "results" / "TEST_SET_RUNS.md"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--corpus", default="reuters")
@@ -108,8 +113,10 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--table", help="print the Markdown table of this JSON file and stop")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     if args.table:
-        rows = json.loads(Path(args.table).read_text())
+        rows = rows_of(json.loads(Path(args.table).read_text()))
         print(table(rows))
         for line in cpu_ratios(rows):
             print(line)
@@ -122,7 +129,10 @@ def main(argv=None):
     stage = args.stage if args.cv <= 1 or args.stage == "test" else f"cv{args.cv}"
     if args.cv > 1 and args.fold_seed:
         stage += f"-seed{args.fold_seed}"
-    rows = json.loads(Path(args.json).read_text()) if args.json and Path(args.json).exists() else []
+    earlier = json.loads(Path(args.json).read_text()) if args.json and Path(args.json).exists() else []
+    rows = rows_of(earlier)
+    if args.stage == "test":
+        log_test_set_run(TEST_SET_RUNS, args.json or "(none: printed only)", prov)
     runs = []
     for b in filter(None, args.baselines.split(",")):
         if b == "nb":
@@ -158,7 +168,7 @@ def main(argv=None):
                 print(f"{stage} {key_terms} {name} micro {row['micro_breakeven']:.2f} "
                       f"cpu {row['cpu_seconds']:.1f}", flush=True)
                 if args.json:
-                    Path(args.json).write_text(json.dumps(rows, indent=1))
+                    Path(args.json).write_text(json.dumps(stamp(rows, prov, earlier=earlier), indent=1))
     print(table([r for r in rows if r["stage"] == stage]))
     for line in cpu_ratios([r for r in rows if r["stage"] == stage]):
         print(line)

@@ -36,6 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.bn.structure import HIDDEN
 from hbnlab.evaluation.measures import breakeven_point
+from hbnlab.experiments.provenance import provenance, provenance_line, rows_of, stamp
 from hbnlab.models.hbn import HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
@@ -181,9 +182,11 @@ def main(argv=None):
     ap.add_argument("--append", action="store_true")
     ap.add_argument("--table", help="print the Markdown table of this JSON file and exit")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     if args.table:
-        rows = json.loads(Path(args.table).read_text())
-        print(markdown_table(rows["ablation"] if isinstance(rows, dict) else rows))
+        doc = json.loads(Path(args.table).read_text())
+        print(markdown_table(doc["ablation"] if isinstance(doc, dict) and "ablation" in doc else rows_of(doc)))
         return
     variants = args.variants.split(",")
     unknown = [v for v in variants if v not in VARIANTS]
@@ -192,9 +195,10 @@ def main(argv=None):
     corpus = load_named_corpus("reuters", reuters_dir=args.reuters_dir, download=False)
     data = prepare(corpus)
     split = data.split("validation")
-    rows = []
+    earlier = []
     if args.json and args.append and Path(args.json).exists():
-        rows = json.loads(Path(args.json).read_text())
+        earlier = json.loads(Path(args.json).read_text())
+    rows = rows_of(earlier)
     with threadpool_limits(1):
         for category in args.classes.split(","):
             for n_terms in (int(t) for t in args.terms.split(",")):
@@ -207,7 +211,7 @@ def main(argv=None):
                           f"CLL {row['conditional_log_likelihood']:8.1f} it {row['iterations_best']:4d} "
                           f"depth {row['tree']['max_depth']} {row['cpu_seconds']:6.1f}s", flush=True)
                     if args.json:
-                        Path(args.json).write_text(json.dumps(rows, indent=1))
+                        Path(args.json).write_text(json.dumps(stamp(rows, prov, earlier=earlier), indent=1))
     print(f"rows={len(rows)}")
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
+from hbnlab.experiments.provenance import log_test_set_run, provenance, provenance_line, rows_of, stamp
 from hbnlab.models.hbn import HierarchicalBNClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
@@ -53,6 +54,10 @@ def scores(data, split, n_terms, make):
     return S
 
 
+#: the committed log of every run that scored a test set
+TEST_SET_RUNS = Path(__file__).parent / "results" / "TEST_SET_RUNS.md"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--reuters-dir", default=os.environ.get("HBNLAB_REUTERS_DIR"))
@@ -63,9 +68,14 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--append", action="store_true")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     data = prepare(load_named_corpus("reuters", reuters_dir=args.reuters_dir, download=False))
     split = data.split(args.stage)
-    rows = json.loads(Path(args.json).read_text()) if args.json and args.append and Path(args.json).exists() else []
+    earlier = json.loads(Path(args.json).read_text()) if args.json and args.append and Path(args.json).exists() else []
+    rows = rows_of(earlier)
+    if args.stage == "test":
+        log_test_set_run(TEST_SET_RUNS, args.json or "(none: printed only)", prov)
     runs = [] if args.no_nb else [("naive Bayes", None)]
     runs += [(c, parse_config(c)) for c in args.configs.split(";")]
     with threadpool_limits(1):
@@ -87,7 +97,7 @@ def main(argv=None):
                 print(f"{args.stage:10s} {n_terms:4d} {name:30s} micro {row['micro_breakeven']:5.1f} "
                       f"{row['cpu_seconds']:7.1f}s", flush=True)
                 if args.json:
-                    Path(args.json).write_text(json.dumps(rows, indent=1))
+                    Path(args.json).write_text(json.dumps(stamp(rows, prov, earlier=earlier), indent=1))
     print(f"rows={len(rows)}")
 
 

@@ -29,10 +29,14 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.bn.params import ParameterError
 from hbnlab.experiments import thesis
+from hbnlab.experiments.provenance import log_test_set_run, provenance, provenance_line, stamp
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 
 DEFAULT_FROM = Path(__file__).parent / "results" / "terms_per_class_tuned_reuters.json"
+
+#: the committed log of every run that scored a test set
+TEST_SET_RUNS = Path(__file__).parent / "results" / "TEST_SET_RUNS.md"
 
 
 def main(argv=None):
@@ -46,6 +50,8 @@ def main(argv=None):
     ap.add_argument("--validation-only", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     mapping = thesis.per_class_terms_row(json.loads(Path(args.source).read_text()), args.source)["n_features_per_class"]
     corpus = load_named_corpus("reuters", reuters_dir=args.reuters_dir, download=False)
     data = prepare(corpus)
@@ -75,16 +81,17 @@ def main(argv=None):
         B, R, k = best
         if args.validation_only:
             if args.json:
-                Path(args.json).write_text(json.dumps(out, indent=1))
+                Path(args.json).write_text(json.dumps(stamp(out, prov), indent=1))
             print(f"validation_micro={scores[best]:.2f} B={B} n_restarts={R} hidden_states={k}")
             return
         r = thesis.run_row(data, "HBN-OR", mapping, params={"B": B, "alpha": args.alpha, "n_restarts": R,
                                                             "hidden_states": k}, stage="test")
+    log_test_set_run(TEST_SET_RUNS, args.json or "(none: printed only)", prov)
     out["test"] = {"B": B, "n_restarts": R, "hidden_states": k, "micro": r["micro"], "macro": r["macro"],
                    "per_class": r["per_class"]}
     print("test per class: " + ", ".join(f"{c} {v:.1f}" for c, v in r["per_class"].items()))
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        Path(args.json).write_text(json.dumps(stamp(out, prov), indent=1))
     print(f"test_micro={r['micro']:.2f} test_macro={r['macro']:.2f} B={B} n_restarts={R} hidden_states={k}")
 
 

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from hbnlab.corpus import make_hierarchical_corpus
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp
 from hbnlab.experiments.thesis import run_row, tune_on_validation
 from hbnlab.export.report import markdown_table
 from hbnlab.pipeline.data import prepare
@@ -87,17 +88,19 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[600, 3000])
     ap.add_argument("--out", default="benchmarks/results/hierarchy_vs_flat.json")
     args = ap.parse_args()
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     t0 = time.perf_counter()
     result = run(args.seeds, args.sizes)
     result["seconds"] = round(time.perf_counter() - t0, 1)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2))
+    out.write_text(json.dumps(stamp(result, prov), indent=2))
     md = ("# HIER-NB against flat learners on the synthetic hierarchical corpus\n\n"
           "Breakeven (%) on the test split, 30 terms (per class; per internal node for HIER-NB) unless the row "
           f"says every term, seeds {result['seeds']}; mean and range over the seeds.  "
           "Command: `python benchmarks/hierarchy_vs_flat.py`.\n\n" + summary_table(result) + "\n")
-    out.with_suffix(".md").write_text(md)
+    out.with_suffix(".md").write_text(provenance_line(prov) + "\n\n" + md)
     print(md)
     print(f"wrote {out} and {out.with_suffix('.md')} in {result['seconds']}s")
 

@@ -38,6 +38,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import breakeven_point
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp
 from hbnlab.models.hbn import HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
@@ -103,6 +104,8 @@ def main(argv=None):
     ap.add_argument("--fits", default=",".join(FITS), help=f"a subset of {','.join(FITS)} (hbn always runs)")
     ap.add_argument("--json", help="write the rows and the summary to this file")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     fits = ["hbn", *(f for f in FITS if f != "hbn" and f in args.fits.split(","))]
     unknown = sorted(set(args.fits.split(",")) - set(FITS))
     if unknown:
@@ -138,7 +141,7 @@ def main(argv=None):
               + " ".join(f"{v:7.1f}" for k, v in s.items() if k.startswith("ll_")))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": rows, "summary": summary}, f, indent=1)
+            json.dump(stamp({"rows": rows, "summary": summary}, prov), f, indent=1)
     for n in others:
         print(f"{n}_over_hbn_cpu_summed_max={max(s[f'{n}_cpu_summed_ratio'] for s in summary):.2f}")
     for n in ("hnb_from_hbn", "hnb_from_hbn8"):

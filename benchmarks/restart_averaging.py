@@ -34,6 +34,7 @@ from hbnlab._validation import as_binary
 from hbnlab.bn import em
 from hbnlab.evaluation import breakeven_point, micro_breakeven
 from hbnlab.experiments import thesis
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 from hbnlab.pipeline.fit import fit_unit
@@ -70,6 +71,8 @@ def main(argv=None):
     ap.add_argument("--m", default="1,2,4,8,16,32,64")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     row = thesis.per_class_terms_row(json.loads(Path(args.source).read_text()), args.source)
     name, params, mapping = row["classifier"], row["params"], row["n_features_per_class"]
     ms = [int(m) for m in args.m.split(",")]
@@ -107,7 +110,7 @@ def main(argv=None):
     micro = {m: round(100 * micro_breakeven(Y, np.column_stack(scores[m])), 2) for m in ms}
     out["validation_micro"] = micro
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        Path(args.json).write_text(json.dumps(stamp(out, prov), indent=1))
     print("validation_micro " + " ".join(f"m={m}:{v:.2f}" for m, v in micro.items()))
 
 

@@ -38,6 +38,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation import paired_bootstrap
 from hbnlab.experiments import thesis
+from hbnlab.experiments.provenance import provenance, provenance_line, stamp
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 
@@ -82,6 +83,8 @@ def main(argv=None):
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    prov = provenance()
+    print(provenance_line(prov), flush=True)
     base_name, base_terms = args.baseline.split(":")
     recorded = [r for r in json.loads(Path(args.baseline_from).read_text())["rows"]
                 if r["classifier"] == base_name and r["n_features"] == int(base_terms)]
@@ -124,7 +127,7 @@ def main(argv=None):
             summary.append(f"{label}_minus_{base_name}{base_terms}_micro={mic['B - A']:.2f} low={mic['low']:.2f} "
                            f"high={mic['high']:.2f} p={mic['p']:.3f}")
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        Path(args.json).write_text(json.dumps(stamp(out, prov), indent=1))
     print()
     print("\n".join(summary))
 
