@@ -39,7 +39,7 @@ from typing import Any
 
 from hbnlab.jobs.malloc import unset_dask_malloc_trim
 from hbnlab.jobs.registry import RegistryError
-from hbnlab.jobs.runner import Runner, RunnerError
+from hbnlab.jobs.runner import PollingRunner, RunnerError, interrupt_all
 from hbnlab.jobs.spec import JobSpec
 from hbnlab.jobs.tasks import TaskContext, run_task, sha256_hex
 
@@ -159,14 +159,10 @@ _RUNNERS: weakref.WeakSet[DaskRunner] = weakref.WeakSet()
 
 
 def _shutdown_all():  # pragma: no cover - runs at interpreter exit
-    for runner in list(_RUNNERS):
-        try:
-            runner.shutdown(wait=False, interrupt=True)
-        except Exception:
-            pass
+    interrupt_all(_RUNNERS)
 
 
-class DaskRunner(Runner):
+class DaskRunner(PollingRunner):
     """Run jobs on a Dask distributed cluster.
 
     Parameters
@@ -193,6 +189,8 @@ class DaskRunner(Runner):
     """
 
     backend = "dask"
+    thread_label = "dask runner"
+    final_step = True
     #: seconds :meth:`shutdown` gives the runner thread to stop even when the jobs used up its timeout
     thread_join_min = 5.0
     #: seconds the runner thread waits for a finished task's value to arrive from its worker
@@ -239,9 +237,8 @@ class DaskRunner(Runner):
         self._jobs: dict[int, _DaskJob] = {}  # self._shared: name -> scattered future
         self._inbox: queue.SimpleQueue = queue.SimpleQueue()
         self._dispatching = True
-        self._last_beat = 0.0
         self.client.subscribe_topic(self.topic, self._on_event)
-        self._thread = threading.Thread(target=self._loop, name="hbnlab-dask-runner", daemon=True)
+        self._thread = threading.Thread(target=self._run_thread, name="hbnlab-dask-runner", daemon=True)
         self._thread.start()
         _RUNNERS.add(self)
         atexit.unregister(_shutdown_all)  # (re-)register after distributed's own exit hooks,
@@ -277,15 +274,10 @@ class DaskRunner(Runner):
                     if not self._jobs:
                         break
                 time.sleep(min(self.poll_interval, max(deadline - time.monotonic(), 0.0)))
-        self._stop_event.set()
-        self._wake_event.set()
-        if threading.current_thread() is not self._thread:
-            # the thread's last step records results that arrived meanwhile; a step stuck in the
-            # registry or the client is left behind (a daemon thread) after its own deadline
-            self._thread.join(max(deadline - time.monotonic(), min(timeout, self.thread_join_min)))
-            if self._thread.is_alive():
-                print(f"hbnlab.jobs: the Dask runner's thread did not stop within {timeout:g} s; "
-                      "closing without it", file=sys.stderr, flush=True)
+        # the thread's last step records results that arrived meanwhile; a step stuck in the
+        # registry or the client is left behind (a daemon thread) after its own deadline
+        self._stop_thread(max(deadline - time.monotonic(), min(timeout, self.thread_join_min)),
+                          "the Dask runner's thread")
         with self._lock:
             jobs, self._jobs = dict(self._jobs), {}
         for jid, job in jobs.items():
@@ -327,27 +319,24 @@ class DaskRunner(Runner):
         self._inbox.put(("done", job_id, attempt, future))
         self._wake_event.set()
 
-    def _loop(self) -> None:
-        self._step_loop("dask runner", final_step=True)
+    @property
+    def periodic_interval(self) -> float:
+        return self.heartbeat_interval
 
-    def _step(self) -> None:
-        self._drain()
-        self._check_cancels()
-        now = time.monotonic()
-        if now - self._last_beat >= self.heartbeat_interval:
-            self._last_beat = now
-            with self._lock:
-                attempts = {jid: j.attempt for jid, j in self._jobs.items()}
-            for jid, beat in self.registry.heartbeat_many(attempts).items():
-                if not beat.alive:  # interrupted or deleted meanwhile: drop our copy
-                    with self._lock:
-                        job = self._jobs.pop(jid, None)
-                    if job is not None:
-                        job.future.cancel()
-        if self._dispatching:
-            self._dispatch()
+    def _periodic(self) -> None:
+        """Heartbeat every dispatched job; drop those interrupted or deleted meanwhile."""
+        with self._lock:
+            attempts = {jid: j.attempt for jid, j in self._jobs.items()}
+        for jid, beat in self.registry.heartbeat_many(attempts).items():
+            if not beat.alive:
+                with self._lock:
+                    job = self._jobs.pop(jid, None)
+                if job is not None:
+                    job.future.cancel()
 
-    def _drain(self) -> None:
+    def _collect(self) -> None:
+        """The workers' events (start, progress, logs, traces) as one registry write per job, then
+        the finished futures."""
         updates: dict[tuple[int, int], dict] = {}
         done = []
         while True:
@@ -436,7 +425,7 @@ class DaskRunner(Runner):
             artifacts=out["artifacts"], progress=out["progress"],
             logs=[(t, m) for t, m in out["logs"]], traces=[(s, k, v) for s, k, v in out["traces"]])
 
-    def _check_cancels(self) -> None:
+    def _enforce_cancels(self) -> None:
         with self._lock:
             ids = list(self._jobs)
         if not ids:
@@ -464,7 +453,7 @@ class DaskRunner(Runner):
                               "cancel request; its result will be ignored")
 
     def _dispatch(self) -> None:
-        if not self.registry.queued_count(self.backend):
+        if not self._dispatching or not self.registry.queued_count(self.backend):
             return
         with self._lock:
             shared = dict(self._shared)

@@ -34,7 +34,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from hbnlab.jobs.registry import Claim, RegistryError
-from hbnlab.jobs.runner import Runner, RunnerError
+from hbnlab.jobs.runner import PollingRunner, RunnerError, interrupt_all
 
 __all__ = ["LocalProcessRunner"]
 
@@ -43,11 +43,7 @@ _RUNNERS: weakref.WeakSet[LocalProcessRunner] = weakref.WeakSet()
 
 @atexit.register
 def _shutdown_all():  # pragma: no cover - runs at interpreter exit
-    for runner in list(_RUNNERS):
-        try:
-            runner.shutdown(wait=False, interrupt=True)
-        except Exception:
-            pass
+    interrupt_all(_RUNNERS)
 
 
 @dataclass
@@ -92,7 +88,7 @@ def _child_env() -> dict:
     return env
 
 
-class LocalProcessRunner(Runner):
+class LocalProcessRunner(PollingRunner):
     """Run jobs in up to ``max_workers`` spawned processes on this machine.
 
     Parameters
@@ -121,6 +117,7 @@ class LocalProcessRunner(Runner):
     """
 
     backend = "local"
+    thread_label = "supervisor"
 
     def __init__(self, registry, max_workers: int = 2, *, poll_interval: float = 0.1,
                  cancel_grace: float = 5.0, retries: int = 0, start: bool = True,
@@ -137,9 +134,8 @@ class LocalProcessRunner(Runner):
         self._version = 0  # self._shared: name -> (version, pickled value)
         self._workers: list[_Worker] = []
         self._deaths: dict[int, int] = {}
-        self._last_recover = 0.0
         self.transfers = 0  #: shared-input payloads sent to worker processes so far
-        self._thread = threading.Thread(target=self._supervise, name="hbnlab-jobs-supervisor",
+        self._thread = threading.Thread(target=self._run_thread, name="hbnlab-jobs-supervisor",
                                         daemon=True)
         _RUNNERS.add(self)
         if start:
@@ -170,13 +166,7 @@ class LocalProcessRunner(Runner):
         self._closed = True
         timeout = max(float(timeout), 0.0)
         deadline = time.monotonic() + timeout
-        self._stop_event.set()
-        self._wake_event.set()
-        if self._thread.is_alive() and threading.current_thread() is not self._thread:
-            self._thread.join(max(timeout, 1.0))
-            if self._thread.is_alive():
-                print(f"hbnlab.jobs: the supervisor thread did not stop within {max(timeout, 1.0):g} s; "
-                      "closing without it", file=sys.stderr, flush=True)
+        self._stop_thread(max(timeout, 1.0), "the supervisor thread")
         with self._lock:
             workers, self._workers = self._workers, []
         for w in workers:
@@ -210,19 +200,16 @@ class LocalProcessRunner(Runner):
             print(f"hbnlab.jobs: {exc}", file=sys.stderr)
 
     # ------------------------------------------------------------------ supervisor
-    def _supervise(self) -> None:
-        self._step_loop("supervisor", final_step=False)
+    @property
+    def periodic_interval(self) -> float:
+        return self.recover_interval
 
-    def _step(self) -> None:
-        self._reap()
-        self._enforce_cancels()
-        now = time.monotonic()
-        if now - self._last_recover >= self.recover_interval:
-            self._last_recover = now
-            self.registry.recover()
-        self._dispatch()
+    def _periodic(self) -> None:
+        self.registry.recover()  # jobs whose worker process is gone, of any runner
 
-    def _reap(self) -> None:
+    def _collect(self) -> None:
+        """Take the workers' "done" messages; a worker process that died with a job requeues or
+        fails it."""
         for w in list(self._workers):
             try:
                 while w.conn.poll():

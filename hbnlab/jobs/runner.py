@@ -9,6 +9,7 @@ session.  :func:`hbnlab.jobs.get_runner` builds one by backend name.
 from __future__ import annotations
 
 import abc
+import math
 import sys
 import threading
 import time
@@ -21,7 +22,7 @@ from hbnlab.jobs.registry import ACTIVE_STATES, JobRecord, RegistryError, RunReg
 from hbnlab.jobs.spec import JobSpec
 from hbnlab.jobs.tasks import resolve_spec
 
-__all__ = ["Runner", "RunnerError", "SystemFailureError", "as_registry"]
+__all__ = ["PollingRunner", "Runner", "RunnerError", "SystemFailureError", "as_registry", "interrupt_all"]
 
 
 class RunnerError(HbnlabError, RuntimeError):
@@ -35,6 +36,16 @@ class SystemFailureError(RunnerError):
 def as_registry(registry) -> RunRegistry:
     """``registry`` itself if it is a :class:`RunRegistry`, else the registry stored at that path."""
     return registry if isinstance(registry, RunRegistry) else RunRegistry(registry)
+
+
+def interrupt_all(runners) -> None:
+    """Shut every runner of ``runners`` down at once, marking their running jobs ``interrupted``
+    (resumable): the backends' exit hooks.  Errors are ignored, the process is ending."""
+    for runner in list(runners):
+        try:
+            runner.shutdown(wait=False, interrupt=True)
+        except Exception:
+            pass
 
 
 class Runner(abc.ABC):
@@ -208,3 +219,67 @@ class Runner(abc.ABC):
                 print(f"hbnlab.jobs {label}: unexpected {type(exc).__name__}: {exc}",
                       file=sys.stderr, flush=True)
                 self._stop_event.wait(1.0)
+
+
+class PollingRunner(Runner):
+    """A runner whose thread makes the same pass for every backend (:meth:`_step`): record what
+    finished (:meth:`_collect`), enforce cancel requests (:meth:`_enforce_cancels`), every
+    :attr:`periodic_interval` seconds the backend's chore (:meth:`_periodic`: the local pool
+    recovers jobs whose worker is gone, the Dask runner heartbeats its jobs), then hand queued jobs
+    out (:meth:`_dispatch`).  The backends give these four pieces, :meth:`share`, :meth:`shutdown`
+    and the thread (``self._thread``, a daemon thread running :meth:`_run_thread`);
+    :meth:`_stop_thread` ends it for :meth:`shutdown`."""
+
+    #: the thread's name in its error lines (:meth:`_step_loop`)
+    thread_label: str = ""
+    #: take one more step after the stop request (to record results that arrived meanwhile)
+    final_step: bool = False
+
+    def __init__(self, registry, *, poll_interval: float = 0.1):
+        super().__init__(registry, poll_interval=poll_interval)
+        self._last_periodic = -math.inf  # the first pass does the chore
+
+    def _run_thread(self) -> None:
+        """The target of ``self._thread``."""
+        self._step_loop(self.thread_label, final_step=self.final_step)
+
+    @property
+    @abc.abstractmethod
+    def periodic_interval(self) -> float:
+        """Seconds between two runs of :meth:`_periodic`."""
+
+    def _step(self) -> None:
+        self._collect()
+        self._enforce_cancels()
+        now = time.monotonic()
+        if now - self._last_periodic >= self.periodic_interval:
+            self._last_periodic = now
+            self._periodic()
+        self._dispatch()
+
+    @abc.abstractmethod
+    def _collect(self) -> None:
+        """Record what the workers finished or what happened to them."""
+
+    @abc.abstractmethod
+    def _enforce_cancels(self) -> None:
+        """Stop the running jobs whose cancel was requested."""
+
+    @abc.abstractmethod
+    def _periodic(self) -> None:
+        """The backend's chore every :attr:`periodic_interval` seconds."""
+
+    @abc.abstractmethod
+    def _dispatch(self) -> None:
+        """Hand queued jobs of this backend to idle workers."""
+
+    def _stop_thread(self, join_seconds: float, what: str) -> None:
+        """Ask the runner thread to stop and wait for it at most ``join_seconds`` (not from the
+        thread itself); a thread still running then is left behind (a daemon), said on stderr."""
+        self._stop_event.set()
+        self._wake_event.set()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(join_seconds)
+            if self._thread.is_alive():
+                print(f"hbnlab.jobs: {what} did not stop within {join_seconds:g} s; closing without it",
+                      file=sys.stderr, flush=True)
