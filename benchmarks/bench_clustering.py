@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from hbnlab.clustering import construct_tree
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 TABLE_4_1 = {"avg": (7, 0.05), "or": (9, 0.09), "dep": (7, 170.0)}  # thesis Table 4.1
 
@@ -66,8 +66,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="30,60,100,200")
     ap.add_argument("--no-reuters", action="store_true")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     sizes = [int(s) for s in args.sizes.split(",")]
     use_reuters = bool(os.environ.get("HBNLAB_REUTERS_DIR")) and not args.no_reuters
     if use_reuters:

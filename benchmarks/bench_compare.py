@@ -22,7 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.compare import paired_bootstrap
 from hbnlab.evaluation.measures import per_class_breakeven
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 
 def loop_micro_differences(Y, S_a, S_b, n_boot, random_state=0):
@@ -47,8 +47,7 @@ def main(argv=None):
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--rate", type=float, default=0.05)
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     rng = np.random.RandomState(0)
     n, m = args.docs, args.classes
     Y = (rng.rand(n, m) < args.rate).astype(int)

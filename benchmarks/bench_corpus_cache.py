@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import stamp, start_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,8 +129,7 @@ def main(argv=None) -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     if not os.environ.get("HBNLAB_REUTERS_DIR"):
         raise SystemExit("set HBNLAB_REUTERS_DIR to the Reuters-21578 directory")
     res = {"in_process": in_process(args.reps)}

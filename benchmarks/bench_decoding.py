@@ -29,7 +29,7 @@ import numpy as np
 
 from hbnlab.corpus import read_folder_per_class
 from hbnlab.corpus.encoding import decode_text, plausible_cp1252
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 # the former per-character loop, kept once, as the tests' oracle
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "corpus"))
@@ -124,8 +124,7 @@ if __name__ == "__main__":
     ap.add_argument("n_files", nargs="?", type=int, default=20_000)
     ap.add_argument("--cp1251-mb", type=float, default=40.0, help="size of the cp1251 file (0: skip it)")
     args = ap.parse_args()
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     main(args.n_files)
     if args.cp1251_mb > 0:
         cp1251_file(args.cp1251_mb)

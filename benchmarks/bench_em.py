@@ -89,7 +89,7 @@ from hbnlab.bn import em
 from hbnlab.bn import kernels as K
 from hbnlab.bn.kernels import collapse_patterns
 from hbnlab.clustering import construct_tree
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 TABLE_4_1_ALPHA = {"avg": 0.05, "or": 0.09, "dep": 170.0}   # thesis Table 4.1 (B fixed at 7 here)
 B = 7
@@ -400,8 +400,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.pgmpy_child:
         return _pgmpy_child(args.pgmpy_child)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     if not args.reuters_dir:
         sys.exit("set HBNLAB_REUTERS_DIR or pass --reuters-dir (Reuters-21578 Distribution 1.0)")
     clusterings = args.clusterings.split(",")

@@ -15,7 +15,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 
 def timed(label, fn, repeat=3):
@@ -34,8 +34,7 @@ def main():
     from hbnlab.features import SCORE_METHODS, score_terms
     from hbnlab.text import TermIndexer
 
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     path = os.environ.get("HBNLAB_REUTERS_DIR")
     if path:
         from sklearn.feature_extraction.text import CountVectorizer

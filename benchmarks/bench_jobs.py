@@ -42,7 +42,7 @@ import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp  # noqa: E402
+from hbnlab.experiments.provenance import stamp, start_run  # noqa: E402
 from hbnlab.jobs import DaskRunner, JobSpec, LocalProcessRunner  # noqa: E402
 
 
@@ -147,8 +147,7 @@ def main(argv=None) -> None:
     parser.add_argument("--estimate-workers", type=int, default=100)
     parser.add_argument("--json", default=None, help="also write the numbers to this file")
     args = parser.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     out = run(args)
     print(f"{args.tasks} x {args.task} {out['params']}  (mean CPU {out['mean_task_cpu_s']:.3f} s per job)")
     print(f"machine              : {out['cores']} cores, 1-min load average "

@@ -20,7 +20,7 @@ import numpy as np
 
 from hbnlab.corpus import make_synthetic_corpus
 from hbnlab.experiments import thesis
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 from hbnlab.models import knn
 from hbnlab.models.catalog import learner
 from hbnlab.pipeline.data import prepare
@@ -38,8 +38,7 @@ def main() -> None:
     ap.add_argument("--classes", type=int, default=4)
     ap.add_argument("--terms", default="all", help="'all' or a number of locally selected terms")
     args = ap.parse_args()
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     terms = None if args.terms == "all" else int(args.terms)
     t0 = time.process_time()
     data = prepare(make_synthetic_corpus(n_documents=args.documents, n_classes=args.classes, random_state=0),

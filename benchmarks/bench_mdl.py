@@ -28,7 +28,7 @@ from scipy.spatial.distance import squareform
 
 from hbnlab.clustering.distributional import agglomerate_words, merge_cost_matrix, word_class_counts
 from hbnlab.clustering.mdl import mdl_word_groups
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 
 def reuters_data(n_words: int):
@@ -65,8 +65,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-reuters", action="store_true")
     a = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     if os.environ.get("HBNLAB_REUTERS_DIR") and not a.no_reuters:
         X, y, name = reuters_data(a.words)
     else:

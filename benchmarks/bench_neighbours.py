@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 
 def _best_of(fn, repeat):
@@ -75,8 +75,7 @@ def main(argv=None) -> int:
     ap.add_argument("--reuters-dir", default=os.environ.get("HBNLAB_REUTERS_DIR"))
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     if not args.reuters_dir:
         print("set HBNLAB_REUTERS_DIR or pass --reuters-dir", file=sys.stderr)
         return 2

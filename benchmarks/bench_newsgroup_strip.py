@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 from hbnlab.text.newsgroup import strip_newsgroup
 
 
@@ -45,8 +45,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="15,30,60,200", help="message sizes in KB")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     print(f"{'message':<10}{'KB':>6}{'CPU s':>10}{'ms / KB':>10}")
     for kb in map(int, args.sizes.split(",")):
         for name, make in (("dashes", dashes), ("ordinary", ordinary)):

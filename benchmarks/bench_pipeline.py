@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 
 def best_of(fn, repeat):
@@ -38,8 +38,7 @@ def main(argv=None):
     ap.add_argument("--reuters-dir", default=os.environ.get("HBNLAB_REUTERS_DIR"))
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     if not args.reuters_dir:
         sys.exit("set HBNLAB_REUTERS_DIR or pass --reuters-dir")
 

@@ -35,7 +35,7 @@ import threading
 import time
 from pathlib import Path
 
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import provenance_line, start_run
 
 ROOT = Path(__file__).resolve().parents[1]
 T = "hbnlab.jobs.testing"
@@ -187,8 +187,7 @@ def main(argv=None) -> int:
     parser.add_argument("--skip", default="", help=f"comma-separated groups to skip, of {sorted(GROUPS)}")
     parser.add_argument("--out", type=Path, default=None, help="also write the output to this file")
     args = parser.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     if skip - set(GROUPS):
         parser.error(f"unknown groups {sorted(skip - set(GROUPS))}; known: {sorted(GROUPS)}")

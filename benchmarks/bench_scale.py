@@ -59,7 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import stamp, start_run
 
 OHSUMED = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "ohsumed_single_23"
 CLASSIFIERS = ("NB", "SVM", "KNN", "HBN-OR")
@@ -487,8 +487,7 @@ def main() -> None:
         out = run_one(*args.one, args.workdir, args.ohsumed, args.table_rows, args.profile)
         print("RESULT " + json.dumps(out), flush=True)
         return
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     sizes = [2000, 5000] if args.quick else [int(s) for s in args.sizes.split(",") if s]
     stages = [s.strip() for s in args.stages.split(",") if s.strip()]
     unknown = [s for s in stages if s not in STAGES]

@@ -75,7 +75,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from hbnlab.experiments import sweep as sw  # noqa: E402
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp  # noqa: E402
+from hbnlab.experiments.provenance import stamp, start_run  # noqa: E402
 from hbnlab.jobs import DaskRunner, JobSpec, LocalProcessRunner  # noqa: E402
 from hbnlab.jobs.malloc import unset_dask_malloc_trim  # noqa: E402
 
@@ -328,8 +328,7 @@ def main(argv=None) -> None:
     p.add_argument("--estimate-workers", type=int, default=100)
     p.add_argument("--json", default=None, help="also write the numbers to this file")
     args = p.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     if args.dask_scale:
         dask_scale(args, args.corpus)
         return

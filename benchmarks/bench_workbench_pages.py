@@ -55,7 +55,7 @@ from test_workbench_e2e import (  # noqa: E402
 )
 from test_workbench_round2_e2e import PAGES  # noqa: E402
 
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp  # noqa: E402
+from hbnlab.experiments.provenance import stamp, start_run  # noqa: E402
 
 
 def _shot(page, shots: Path, name: str) -> None:
@@ -210,8 +210,7 @@ def main(argv=None) -> None:
     ap.add_argument("--classes", type=int, default=20, help="with --upload: Features' most frequent N (all)")
     ap.add_argument("--make-upload", metavar="DIR", help="write the newsgroup-sized ZIP into DIR and exit")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     if args.make_upload:
         print(f"wrote {make_upload(Path(args.make_upload))}")
         return

@@ -27,7 +27,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import stamp, start_run
 from hbnlab.experiments.sweep import SweepConfig
 from hbnlab.experiments.sweep.run import _micro_macro, choose_configs
 
@@ -92,8 +92,7 @@ def main(argv=None) -> int:
     ap.add_argument("--fix", default="15,0.016667", help="B,alpha at which terms-then-global picks the terms")
     ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     B0, a0 = args.fix.split(",")
     fix = (int(B0), float(a0))
     sweeps = {"A": load(args.a), "B": load(args.b)}

@@ -38,7 +38,7 @@ from hbnlab.experiments.decampos import (
     load_decampos_reuters,
     score_decampos,
 )
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import provenance_line, stamp, start_run
 from hbnlab.export.report import markdown_table
 from hbnlab.text import index_corpus
 
@@ -205,8 +205,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("reuters_dir", nargs="?", default=os.environ.get("HBNLAB_REUTERS_DIR"))
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "decampos_ablation.json"))
     args = ap.parse_args(argv[1:])
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     if not args.reuters_dir:
         ap.error("pass REUTERS_DIR or set HBNLAB_REUTERS_DIR")
     result = ablation(args.reuters_dir)

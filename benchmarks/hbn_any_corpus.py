@@ -34,7 +34,7 @@ from hbn_terms_micro import parse_config
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
-from hbnlab.experiments.provenance import log_test_set_run, provenance, provenance_line, rows_of, stamp
+from hbnlab.experiments.provenance import log_test_set_run, rows_of, stamp, start_run
 from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.models.logistic import LogisticRegressionClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
@@ -113,8 +113,7 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--table", help="print the Markdown table of this JSON file and stop")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     if args.table:
         rows = rows_of(json.loads(Path(args.table).read_text()))
         print(table(rows))

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from hbnlab.experiments.provenance import provenance
+from hbnlab.experiments.provenance import start_run
 
 
 def _estep_cpu(tree, X, y, repeat=3):
@@ -105,8 +105,7 @@ def main(argv=None):
     ap.add_argument("--cost", action="store_true")
     ap.add_argument("--table")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(json.dumps({"provenance": prov}), flush=True)  # a JSON line: --cost output is JSON lines
+    start_run(json_line=True)  # --cost prints JSON lines
     if args.table:
         doc = json.loads(Path(args.table).read_text())
         print(markdown_table(doc["ablation"] if isinstance(doc, dict) else doc))

@@ -36,7 +36,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.bn.structure import HIDDEN
 from hbnlab.evaluation.measures import breakeven_point
-from hbnlab.experiments.provenance import provenance, provenance_line, rows_of, stamp
+from hbnlab.experiments.provenance import rows_of, stamp, start_run
 from hbnlab.models.hbn import HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
@@ -182,8 +182,7 @@ def main(argv=None):
     ap.add_argument("--append", action="store_true")
     ap.add_argument("--table", help="print the Markdown table of this JSON file and exit")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     if args.table:
         doc = json.loads(Path(args.table).read_text())
         print(markdown_table(doc["ablation"] if isinstance(doc, dict) and "ablation" in doc else rows_of(doc)))

@@ -26,7 +26,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
-from hbnlab.experiments.provenance import log_test_set_run, provenance, provenance_line, rows_of, stamp
+from hbnlab.experiments.provenance import log_test_set_run, rows_of, stamp, start_run
 from hbnlab.models.hbn import HierarchicalBNClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
@@ -68,8 +68,7 @@ def main(argv=None):
     ap.add_argument("--json")
     ap.add_argument("--append", action="store_true")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     data = prepare(load_named_corpus("reuters", reuters_dir=args.reuters_dir, download=False))
     split = data.split(args.stage)
     earlier = json.loads(Path(args.json).read_text()) if args.json and args.append and Path(args.json).exists() else []

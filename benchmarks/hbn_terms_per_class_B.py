@@ -29,7 +29,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.bn.params import ParameterError
 from hbnlab.experiments import thesis
-from hbnlab.experiments.provenance import log_test_set_run, provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import log_test_set_run, stamp, start_run
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 
@@ -50,8 +50,7 @@ def main(argv=None):
     ap.add_argument("--validation-only", action="store_true")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     mapping = thesis.per_class_terms_row(json.loads(Path(args.source).read_text()), args.source)["n_features_per_class"]
     corpus = load_named_corpus("reuters", reuters_dir=args.reuters_dir, download=False)
     data = prepare(corpus)

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from hbnlab.corpus import make_hierarchical_corpus
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import provenance_line, stamp, start_run
 from hbnlab.experiments.thesis import run_row, tune_on_validation
 from hbnlab.export.report import markdown_table
 from hbnlab.pipeline.data import prepare
@@ -88,8 +88,7 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[600, 3000])
     ap.add_argument("--out", default="benchmarks/results/hierarchy_vs_flat.json")
     args = ap.parse_args()
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     t0 = time.perf_counter()
     result = run(args.seeds, args.sizes)
     result["seconds"] = round(time.perf_counter() - t0, 1)

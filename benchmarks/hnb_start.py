@@ -38,7 +38,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import breakeven_point
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import stamp, start_run
 from hbnlab.models.hbn import HierarchicalBNClassifier, HierarchicalNBClassifier
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
@@ -104,8 +104,7 @@ def main(argv=None):
     ap.add_argument("--fits", default=",".join(FITS), help=f"a subset of {','.join(FITS)} (hbn always runs)")
     ap.add_argument("--json", help="write the rows and the summary to this file")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     fits = ["hbn", *(f for f in FITS if f != "hbn" and f in args.fits.split(","))]
     unknown = sorted(set(args.fits.split(",")) - set(FITS))
     if unknown:

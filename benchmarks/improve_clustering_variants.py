@@ -43,7 +43,7 @@ from hbnlab.clustering import construct_nested, construct_tree
 from hbnlab.clustering.variants import ClusteringVariant
 from hbnlab.evaluation import micro_breakeven
 from hbnlab.experiments import paper_values as pv
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import stamp, start_run
 from hbnlab.experiments.reproduce import load_reuters_protocol
 from hbnlab.experiments.thesis import tunable_indices
 from hbnlab.models.hbn import HierarchicalBNClassifier
@@ -160,8 +160,7 @@ def main(argv=None) -> int:
     ap.add_argument("--full-grid", action="store_true",
                     help="validation at every alpha of the thesis's first tuning phase (Tables 4.2-4.4)")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     if not args.reuters_dir:
         print("set HBNLAB_REUTERS_DIR or pass --reuters-dir", file=sys.stderr)
         return 2

@@ -34,7 +34,7 @@ from hbnlab._validation import as_binary
 from hbnlab.bn import em
 from hbnlab.evaluation import breakeven_point, micro_breakeven
 from hbnlab.experiments import thesis
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import stamp, start_run
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 from hbnlab.pipeline.fit import fit_unit
@@ -71,8 +71,7 @@ def main(argv=None):
     ap.add_argument("--m", default="1,2,4,8,16,32,64")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     row = thesis.per_class_terms_row(json.loads(Path(args.source).read_text()), args.source)
     name, params, mapping = row["classifier"], row["params"], row["n_features_per_class"]
     ms = [int(m) for m in args.m.split(",")]

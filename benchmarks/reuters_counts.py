@@ -16,7 +16,7 @@ import sys
 import time
 
 from hbnlab.corpus import fetch_reuters21578, load_reuters21578, modapte_counts, train0_validation_split
-from hbnlab.experiments.provenance import provenance, provenance_line
+from hbnlab.experiments.provenance import start_run
 
 
 def main(argv: list[str]) -> int:
@@ -26,8 +26,7 @@ def main(argv: list[str]) -> int:
         path = os.environ["HBNLAB_REUTERS_DIR"]
     else:
         path = fetch_reuters21578()
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    start_run()
     load_reuters21578(path)  # warm the file cache: time the parser, not the disk
     t0 = time.perf_counter()
     corpus = load_reuters21578(path)

@@ -38,7 +38,7 @@ from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation import paired_bootstrap
 from hbnlab.experiments import thesis
-from hbnlab.experiments.provenance import provenance, provenance_line, stamp
+from hbnlab.experiments.provenance import stamp, start_run
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import prepare
 
@@ -83,8 +83,7 @@ def main(argv=None):
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--json")
     args = ap.parse_args(argv)
-    prov = provenance()
-    print(provenance_line(prov), flush=True)
+    prov = start_run()
     base_name, base_terms = args.baseline.split(":")
     recorded = [r for r in json.loads(Path(args.baseline_from).read_text())["rows"]
                 if r["classifier"] == base_name and r["n_features"] == int(base_terms)]

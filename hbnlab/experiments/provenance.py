@@ -2,7 +2,8 @@
 
 Every script in ``benchmarks/`` that writes a results file records :func:`provenance` in it: a
 JSON document under the key ``"provenance"`` (:func:`stamp`), a Markdown or text file as its first
-line (:func:`provenance_line`).  A figure in the README can then be traced to the code and the
+line (:func:`provenance_line`); each prints it first (:func:`start_run`), since its output is
+often the results file.  A figure in the README can then be traced to the code and the
 command that produced it, and a file relabelled by hand is seen to be one.
 
 The commit is that of the checkout holding this package (``git rev-parse HEAD``), with
@@ -32,7 +33,7 @@ from pathlib import Path
 
 import hbnlab
 
-__all__ = ["provenance", "provenance_line", "stamp", "rows_of", "git_commit", "log_test_set_run"]
+__all__ = ["provenance", "provenance_line", "start_run", "stamp", "rows_of", "git_commit", "log_test_set_run"]
 
 #: the checkout that holds this package (its parent folder), asked for the commit
 _CHECKOUT = Path(hbnlab.__file__).resolve().parents[1]
@@ -78,6 +79,17 @@ def provenance_line(prov: dict | None = None) -> str:
     p = provenance() if prov is None else prov
     return (f"provenance: commit {p['commit'] or 'unknown (not a git checkout)'}, hbnlab {p['hbnlab_version']}, "
             f"{p['time']}, command: {p['command']}")
+
+
+def start_run(argv=None, *, json_line: bool = False) -> dict:
+    """This run's :func:`provenance`, printed first: a benchmark's output redirected to a results
+    file then starts with it (as :func:`provenance_line`, or ``{"provenance": ...}`` with
+    ``json_line`` for an output of JSON lines)."""
+    import json
+
+    prov = provenance(argv)
+    print(json.dumps({"provenance": prov}) if json_line else provenance_line(prov), flush=True)
+    return prov
 
 
 def stamp(doc, prov: dict | None = None, *, earlier=None) -> dict:

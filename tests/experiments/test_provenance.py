@@ -86,3 +86,14 @@ def test_the_line_and_the_test_set_log(tmp_path):
     P.log_test_set_run(log, "benchmarks/results/x_test.json", p)
     assert log.read_text().splitlines()[-1] == (
         "| 2026-11-28 | abc-dirty | `b.py --configs 'a\\|b'` | benchmarks/results/x_test.json |")
+
+
+@pytest.mark.parametrize("json_line", [False, True])
+def test_start_run_prints_the_provenance_first(capsys, monkeypatch, json_line):
+    import json
+
+    monkeypatch.setattr("sys.argv", ["bench.py", "--quick"])
+    prov = P.start_run(json_line=json_line)
+    out = capsys.readouterr().out.splitlines()
+    assert out == [json.dumps({"provenance": prov}) if json_line else P.provenance_line(prov)]
+    assert prov["command"] == "bench.py --quick"

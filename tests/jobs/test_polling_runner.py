@@ -65,15 +65,10 @@ def test_both_backends_take_the_shared_step(cls, interval):
 
 
 def test_a_polling_runner_without_its_pieces_cannot_be_made(tmp_path):
-    class Half(PollingRunner):
-        def share(self, name, value):
-            pass
-
-        def shutdown(self, wait=True, *, interrupt=False):
-            pass
-
+    half = type("Half", (PollingRunner,), {"share": lambda self, name, value: None,
+                                           "shutdown": lambda self, *args, **kwargs: None})
     with pytest.raises(TypeError, match="_collect"):
-        Half(tmp_path)
+        half(tmp_path)
 
 
 def test_stop_thread_waits_with_a_deadline_and_says_when_it_gave_up(tmp_path, capsys):
