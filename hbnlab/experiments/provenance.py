@@ -26,6 +26,7 @@ provenance under ``provenance["earlier"]``, oldest first (:func:`stamp` with ``e
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import shlex
 import subprocess
 import sys
@@ -85,8 +86,6 @@ def start_run(argv=None, *, json_line: bool = False) -> dict:
     """This run's :func:`provenance`, printed first: a benchmark's output redirected to a results
     file then starts with it (as :func:`provenance_line`, or ``{"provenance": ...}`` with
     ``json_line`` for an output of JSON lines)."""
-    import json
-
     prov = provenance(argv)
     print(json.dumps({"provenance": prov}) if json_line else provenance_line(prov), flush=True)
     return prov
