@@ -2,6 +2,7 @@
 import streamlit as st
 
 from hbnlab.app import charts, job_outputs, services, state, widgets
+from hbnlab.app.views import explain as views
 
 cfg = widgets.page_frame("Explain", "Pick a test document: see the model's terms in the text, the tree coloured "
                          "by P(node = 1 | document) with each subtree's contribution, and the terms that push "
@@ -30,18 +31,26 @@ with widgets.readable_errors():
     ex = job_outputs.explain(job_id, unit, doc_id)
 verdict = st.success if (ex.probability >= 0.5) == ex.true_label else st.warning
 verdict(widgets.md_escape(ex.verdict))
+if ex.certainty:
+    st.info(widgets.md_escape(ex.certainty), icon=":material/priority_high:")
 m = st.columns(3)
-m[0].metric(f"P({widgets.md_escape(label)} | document)", f"{ex.probability:.3f}")
-m[1].metric("log-odds", f"{ex.log_odds:+.2f}")
+m[0].metric(f"P({widgets.md_escape(label)} | document)", ex.probability_text)
+m[1].metric("log-odds", ex.log_odds_text)
 m[2].metric(f"labelled {widgets.md_escape(label)}", "yes" if ex.true_label else "no")
 
 left, right = st.columns([1, 1]) if ex.tree_dot else st.columns([3, 2])
 with left:
-    st.markdown("**The document** — the model's terms are marked (red pushes towards the class, blue away)")
+    st.markdown("**The document** — the model's terms are marked (red pushes towards the class, blue away; "
+                "the deepest shade: the term makes the model certain)")
     st.html(ex.text_html)
     present = ex.terms[ex.terms["present"]]
-    st.plotly_chart(charts.term_effects(ex.terms.head(30), title="Terms pushing the score up and down"),
-                    key="x_terms_chart")
+    bars = views.chart_terms(ex.terms)
+    if bars.empty:
+        st.caption("No term has a finite contribution to chart: the model is certain of this document and the "
+                   "evidence of each term named in the note above makes it so on its own. The table of all terms "
+                   "below gives the log-odds without each one.")
+    else:
+        st.plotly_chart(charts.term_effects(bars, title="Terms pushing the score up and down"), key="x_terms_chart")
     st.caption(f"Contributions: {widgets.md_escape(ex.method)}. {len(present)} of the model's {len(ex.terms)} "
                "terms occur in the text; bars marked (absent), hatched, are terms that do not occur: the bar is "
                "the effect of their absence.")
@@ -49,10 +58,11 @@ if ex.tree_dot:
     with right:
         st.markdown("**The tree for this document** — fill: P(node = 1 | document). Δ = the class log-odds "
                     "with the evidence under the node minus the log-odds without it: Δ > 0 means that "
-                    "evidence pushes towards the class, Δ < 0 away from it.")
+                    "evidence pushes towards the class, Δ < 0 away from it; \"decides\": that evidence makes "
+                    "the model certain.")
         left_right = st.toggle("Draw left to right", value=True, key="x_lr")
         st.graphviz_chart(services.tree_dot(ex.tree_dot, left_right), width="stretch")
     with st.expander("Node table"):
-        st.dataframe(ex.nodes, hide_index=True, key="x_nodes")
+        st.dataframe(views.shown_frame(ex.nodes), hide_index=True, key="x_nodes")
 with st.expander("All terms of the model"):
-    st.dataframe(ex.terms, hide_index=True, key="x_terms")
+    st.dataframe(views.shown_frame(ex.terms), hide_index=True, key="x_terms")

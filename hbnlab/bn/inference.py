@@ -195,6 +195,80 @@ def node_distributions(params: TreeParameters, X, y=None) -> list:
     return [np.asarray(d)[data.inverse] for d in out]
 
 
+def _check_nodes(tree, nodes) -> list:
+    nodes = list(tree.children(0)) if nodes is None else [int(j) for j in nodes]
+    for j in nodes:
+        if not (0 < j < tree.n_nodes):
+            raise ValueError(f"node {j} is not a non-root node of the tree (1..{tree.n_nodes - 1})")
+    return nodes
+
+
+def subtree_log_odds(params: TreeParameters, X, nodes=None):
+    """The class log-odds with all the evidence, and with the evidence under each node removed.
+
+    Both come from the log-space quantities of the upward pass -- ``log P(C = c | f)`` of an HBN
+    (thesis ch. 2), ``log P(C = c, f)`` of an HNB -- never from a probability rounded to 0 or 1.
+
+    Parameters
+    ----------
+    params : TreeParameters
+    X : {array-like, sparse matrix} of shape (n_documents, n_features)
+    nodes : sequence of int, optional
+        Non-root nodes; default: the nodes directly below the class.
+
+    Returns
+    -------
+    full : ndarray of shape (n_documents,)
+        ``LO(C | all features)``.
+    without : ndarray of shape (n_documents, len(nodes))
+        ``LO(C | all features except those under node)``.
+    nodes : list of int
+
+    Notes
+    -----
+    A table with an empty cell (maximum likelihood, ``pseudo_count=0``) can give a class probability
+    exactly 0: the log-odds is then ``+inf`` or ``-inf`` (the model is *certain*), and so is the
+    log-odds without a node's evidence unless that evidence is what makes the model certain.  An HNB
+    that gives the document probability 0 under both classes has no log-odds (NaN).
+    """
+    params = _check_params(params)
+    nodes = _check_nodes(params.tree, nodes)
+    data, plan = _prepare(params, X)
+    cpts = _batched(params)
+    without = np.zeros((data.n_patterns, len(nodes)))
+    with np.errstate(invalid="ignore"):
+        if params.direction == "hbn":
+            full = K.hbn_class_log_odds(plan, cpts)[0]
+            prior = prior_distributions(params)
+            for col, j in enumerate(nodes):
+                # the features under j are independent of the others: their evidence removed, j
+                # has its prior distribution
+                without[:, col] = K.hbn_class_log_odds(plan, cpts, {j: prior[j][None, None, :]})[0]
+        else:
+            def lo(removed):
+                lj = HK.hnb_root_logjoint(plan, cpts, frozenset(removed))[0]
+                return lj[:, 1] - lj[:, 0]
+
+            full = lo(())
+            for col, j in enumerate(nodes):
+                # dropping node j's message to the node above removes all evidence under j
+                without[:, col] = lo((j,))
+    return full[data.inverse], without[data.inverse], nodes
+
+
+def log_odds_change(full, without) -> np.ndarray:
+    """``full - without`` of class log-odds, where both may be infinite (a certain model): equal
+    values give 0 (the evidence changes nothing, however certain the model is without it), ``+inf``
+    or ``-inf`` when only ``full`` is infinite (that evidence makes the model certain).  NaN only
+    where ``full`` is (a document the model gives probability 0 under both classes)."""
+    full = np.asarray(full, dtype=np.float64)
+    without = np.asarray(without, dtype=np.float64)
+    if full.ndim == 1 and without.ndim == 2:
+        full = full[:, None]
+    with np.errstate(invalid="ignore"):
+        return np.where(full == without, 0.0, full - without)
+
+
 def subtree_contributions(params: TreeParameters, X, nodes=None):
     """Change of the class log-odds caused by the evidence under each node.
 
@@ -208,7 +282,9 @@ def subtree_contributions(params: TreeParameters, X, nodes=None):
     Returns
     -------
     contributions : ndarray of shape (n_documents, len(nodes))
-        ``LO(C | all features) - LO(C | all features except those under node)``.
+        ``LO(C | all features) - LO(C | all features except those under node)``
+        (:func:`subtree_log_odds`, :func:`log_odds_change`: 0 where the model is equally certain
+        without the node's evidence, +-inf where that evidence makes it certain).
     nodes : list of int
 
     Notes
@@ -216,35 +292,12 @@ def subtree_contributions(params: TreeParameters, X, nodes=None):
     For an HNB and the class's children, ``prior log-odds + contributions.sum(1)`` equals the
     class log-odds exactly.  For an HBN the contributions are not additive.
     """
-    params = _check_params(params)
-    tree = params.tree
-    nodes = list(tree.children(0)) if nodes is None else [int(j) for j in nodes]
-    for j in nodes:
-        if not (0 < j < tree.n_nodes):
-            raise ValueError(f"node {j} is not a non-root node of the tree (1..{tree.n_nodes - 1})")
-    data, plan = _prepare(params, X)
-    cpts = _batched(params)
-    out = np.zeros((data.n_patterns, len(nodes)))
-    with np.errstate(invalid="ignore"):
-        if params.direction == "hbn":
-            full = K.hbn_class_log_odds(plan, cpts)[0]
-            prior = prior_distributions(params)
-            for col, j in enumerate(nodes):
-                over = {j: prior[j][None, None, :]}
-                out[:, col] = full - K.hbn_class_log_odds(plan, cpts, over)[0]
-        else:
-            def lo(removed):
-                lj = HK.hnb_root_logjoint(plan, cpts, frozenset(removed))[0]
-                return lj[:, 1] - lj[:, 0]
-
-            full = lo(())
-            for col, j in enumerate(nodes):
-                # dropping node j's message to the node above removes all evidence under j
-                out[:, col] = full - lo((j,))
-    return out[data.inverse], nodes
+    full, without, nodes = subtree_log_odds(params, X, nodes)
+    return log_odds_change(full, without), nodes
 
 
 __all__ = [
     "class_log_odds", "class_posterior", "log_likelihood", "node_marginals", "prior_marginals",
-    "node_distributions", "prior_distributions", "marginal_summary", "subtree_contributions",
+    "node_distributions", "prior_distributions", "marginal_summary", "subtree_contributions", "subtree_log_odds",
+    "log_odds_change",
 ]

@@ -121,10 +121,16 @@ class ClassChildren:
 class TreeExplanation:
     """Why the model scored documents as it did (see :meth:`HierarchicalBNClassifier.explain`).
 
+    Everything is computed in log space from the model's tables (:func:`hbnlab.bn.inference.subtree_log_odds`),
+    never from a probability rounded to 0 or 1, and nothing is capped: a model whose table has an
+    empty cell can be *certain* of a document (``certain``), its log-odds then ``+inf`` / ``-inf``.
+
     Attributes
     ----------
     log_odds : ndarray (n_documents,)
-        log P(c=1 | x) - log P(c=0 | x).
+        log P(c=1 | x) - log P(c=0 | x); ``+inf`` / ``-inf`` where the model gives a class probability
+        exactly 0 (``decision_function`` reports those as +-``LOG_ODDS_CAP``), NaN where a
+        hierarchical naive Bayes gives the document probability 0 under both classes.
     prior_log_odds : float
         The class log-odds with no evidence.
     node_names : list of str
@@ -133,15 +139,21 @@ class TreeExplanation:
         P(node = 1 | document): observed value for features, posterior given all features for
         the class and the hidden nodes.
     contribution_nodes : list of int
-        The nodes directly below the class.
+        The nodes directly below the class (``explain(X)``), or every node but the class
+        (``explain(X, nodes="all")``); the naive-Bayes children of the class follow the tree's nodes.
     node_distributions : list of ndarray
         Per node, P(node = t | document), shape (n_documents, number of states of the node);
         ``node_marginals`` is their column 1 for binary nodes and the mean state over ``n - 1``
         for a hidden node of ``n > 2`` states.
     contributions : ndarray (n_documents, len(contribution_nodes))
-        ``LO(c | all features) - LO(c | all features except those under the node)``; for the
-        hierarchical naive Bayes they add up exactly: ``prior_log_odds + contributions.sum(1)
-        == log_odds``.
+        ``LO(c | all features) - LO(c | all features except those under the node)``
+        (:func:`hbnlab.bn.inference.log_odds_change`: 0 where the model is as certain without the
+        node's evidence, +-inf where that evidence makes it certain); a naive-Bayes child's is the
+        term it adds to the log-odds, ``log P(f | c=1) / P(f | c=0)``, finite however certain the
+        tree is.  For the hierarchical naive Bayes the class's children add up exactly:
+        ``prior_log_odds + contributions.sum(1) == log_odds``.
+    log_odds_without : ndarray (n_documents, len(contribution_nodes))
+        ``LO(c | all features except those under the node)``.
     """
 
     log_odds: np.ndarray
@@ -152,6 +164,13 @@ class TreeExplanation:
     contribution_nodes: list
     contributions: np.ndarray
     node_distributions: list = None
+    log_odds_without: np.ndarray = None
+
+    @property
+    def certain(self) -> np.ndarray:
+        """Per document: whether the model gives a class probability exactly 0 or 1 (an infinite
+        log-odds) or cannot score the document at all (NaN)."""
+        return ~np.isfinite(self.log_odds)
 
     @property
     def contribution_names(self) -> list:
@@ -491,24 +510,32 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         return np.nan_to_num(lo, nan=0.0, posinf=LOG_ODDS_CAP, neginf=-LOG_ODDS_CAP)
 
     # ------------------------------------------------------------------ inspection
-    def explain(self, X) -> TreeExplanation:
-        """Node marginals and subtree contributions for each document of ``X``.
+    def explain(self, X, nodes=None) -> TreeExplanation:
+        """Node marginals and subtree contributions for each document of ``X``, in log space and
+        uncapped (a certain model's log-odds is infinite: :class:`TreeExplanation`).
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_documents, n_features_in_)
+        nodes : {None, "all"}
+            The nodes whose contributions are computed: None, those directly below the class;
+            ``"all"``, every node but the class.  The naive-Bayes children of the class follow.
 
         Returns
         -------
         TreeExplanation
         """
+        if nodes not in (None, "all"):
+            raise ValueError(f"nodes must be None (the class's children) or 'all', got {nodes!r}")
         Xs = self._check_X(X)
         Xt = self._tree_columns(Xs)
-        contrib, nodes = _inf.subtree_contributions(self.params_, Xt)
+        which = None if nodes is None else range(1, self.tree_.n_nodes)
+        full, without, nodes = _inf.subtree_log_odds(self.params_, Xt, which)
         prior = _inf.prior_marginals(self.params_)[0]
         dists = _inf.node_distributions(self.params_, Xt)
         names, kinds, nodes = list(self.tree_.names), list(self.tree_.kind), list(nodes)
         cc = getattr(self, "class_children_", None)
+        kids = np.zeros((Xs.shape[0], 0))
         if cc is not None:
             # each naive-Bayes child of the class adds its own term to the log-odds: removing its
             # evidence removes exactly that term
@@ -518,12 +545,16 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             names += list(self.class_children_names_)
             kinds += ["feature"] * cc.n_children
             nodes += list(range(first, first + cc.n_children))
-            contrib = np.hstack([contrib, cc.contributions(Xc)])
+            kids = cc.contributions(Xc)
             dists = dists + [np.column_stack([1.0 - present[:, j], present[:, j]]) for j in range(cc.n_children)]
+        kids_lo = kids.sum(axis=1)
+        log_odds = full + kids_lo                   # the children's terms are finite (N0-smoothed)
+        contrib = np.hstack([_inf.log_odds_change(full, without), kids])
+        without = np.hstack([without + kids_lo[:, None], log_odds[:, None] - kids])
         with np.errstate(divide="ignore"):
             prior_lo = float(np.log(prior) - np.log1p(-prior))
         return TreeExplanation(
-            log_odds=self._log_odds(Xs),
+            log_odds=log_odds,
             prior_log_odds=prior_lo,
             node_names=names,
             node_kinds=kinds,
@@ -531,6 +562,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             contribution_nodes=nodes,
             contributions=contrib,
             node_distributions=dists,
+            log_odds_without=without,
         )
 
     def to_dot(self, X=None) -> str:
