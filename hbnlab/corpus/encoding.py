@@ -70,6 +70,14 @@ decides:
    every printable latin-1 character, so latin-1 files are reported as cp1252.
    **latin-1, if plausible by the same test**, for the files cp1252 cannot decode (one of its
    five undefined bytes, which latin-1 reads as a C1 control character and counts as one).
+   Turkish (cp1254), Polish or Hungarian (cp1250) text and English with some Russian rows
+   (cp1251) pass this test too; their words give them away (``sevkiyatlarýnýn``, ``wzros³y``,
+   ``jelentõsen``, ``Ýêñïîðò``: :func:`hbnlab.corpus.mojibake.mojibake_words`).  When at least 3
+   words, a tenth of those with a non-ASCII letter, look so (in the detector's sample of a large
+   file), the Windows code pages of other European scripts are tried
+   (:func:`~hbnlab.corpus.mojibake.better_code_page`), and one whose reading leaves at most a
+   quarter of them decodes the file instead.  Either way ``DecodedText.note`` says what was
+   doubted, and the readers list it in ``meta['code_page_notes']``.
 6. **charset_normalizer's best guess** (``charset_normalizer.from_bytes(...).best()``), for
    files rules 1-5 reject (e.g. cp1251 Russian, Shift-JIS).  A mostly-ASCII file with one odd
    byte never gets here: the detector is unreliable on those (it answers cp775 or mac-latin2).
@@ -101,6 +109,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .base import BinaryFileError, CorpusError
+from .mojibake import CANDIDATE_CODE_PAGES, better_code_page, doubted_words
 
 __all__ = ["AUTO", "BINARY_REASON", "GUESS_PIECES", "GUESS_SAMPLE_BYTES", "MAX_REPORTED", "DecodedText",
            "EncodingTally", "Replacement", "binary_reason", "check_encoding", "decode_text", "encoding_summary",
@@ -195,13 +204,15 @@ class Replacement(NamedTuple):
 
 class DecodedText(NamedTuple):
     """A decoded file: its ``text``, the codec that produced it, ``replaced``: how many
-    undecodable byte sequences became U+FFFD (0: none), and ``first_replaced``: where the first
-    :data:`MAX_REPORTED` of them are."""
+    undecodable byte sequences became U+FFFD (0: none), ``first_replaced``: where the first
+    :data:`MAX_REPORTED` of them are, and ``note``: why the code page is a judgement call (rule
+    5's second half), else ``""``."""
 
     text: str
     encoding: str
     replaced: int = 0
     first_replaced: tuple[Replacement, ...] = ()
+    note: str = ""
 
 
 def _mark_undecodable(exc: UnicodeDecodeError) -> tuple[str, int]:
@@ -486,6 +497,30 @@ def _guess(data: bytes) -> DecodedText | None:
     return decoded
 
 
+def _western_or_other(data: bytes, text: str, codec: str) -> DecodedText:
+    """Rule 5's second half: ``text``, the plausible cp1252 (or latin-1) reading of ``data``,
+    unless its words show another code page (:func:`hbnlab.corpus.mojibake.doubted_words`, on
+    the detector's sample of a large file) and a Windows code page of another European script
+    reads the file without them (:func:`~hbnlab.corpus.mojibake.better_code_page`); either way
+    the note says what was doubted."""
+    sample = guess_sample(data)
+    suspects = doubted_words(text if sample is data else sample.decode(codec))
+    if not suspects:
+        return DecodedText(text, codec)
+    shown = ", ".join(repr(w) for w in suspects[:3])
+    other = better_code_page(sample, len(suspects))
+    if other is not None:
+        try:
+            return DecodedText(data.decode(other), other,
+                               note=f"read as {other}, not {codec}: as {codec} it held {len(suspects)} words such "
+                                    f"as {shown}")
+        except UnicodeDecodeError:  # a byte the sample missed
+            pass
+    return DecodedText(text, codec, note=f"read as {codec}, uncertain: {len(suspects)} words such as {shown} look "
+                                         f"like another code page, and none of {', '.join(CANDIDATE_CODE_PAGES)} "
+                                         f"reads the file better")
+
+
 def _detect(data: bytes) -> DecodedText:
     """Rules 1-7 of the module docstring."""
     bom = _bom(data)
@@ -508,7 +543,7 @@ def _detect(data: bytes) -> DecodedText:
     except UnicodeDecodeError:
         text, codec = data.decode("latin-1"), "latin-1"
     if plausible_cp1252(text, data):
-        return DecodedText(text, codec)
+        return _western_or_other(data, text, codec)
     del text  # not kept while the detector works: two bytes a character for the cp1252 symbols
     guessed = _guess(data)
     if guessed is not None:
@@ -586,7 +621,8 @@ def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> Decode
         ``text``, ``encoding`` (the codec used: ``utf-8``, ``utf-8-sig``, ``utf-16``,
         ``utf-16-le``, ``cp1252``, charset_normalizer's name, or the given name),
         ``replaced`` (the number of undecodable sequences that became U+FFFD) and
-        ``first_replaced`` (where the first of them are).
+        ``first_replaced`` (where the first of them are) and ``note`` (why a Windows code
+        page other than cp1252 was chosen, or why cp1252 is uncertain; rule 5).
 
     Raises
     ------
@@ -599,9 +635,9 @@ def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> Decode
     Examples
     --------
     >>> decode_text("café".encode("utf-8"), "a.txt")
-    DecodedText(text='café', encoding='utf-8', replaced=0, first_replaced=())
+    DecodedText(text='café', encoding='utf-8', replaced=0, first_replaced=(), note='')
     >>> decode_text("café".encode("latin-1"), "a.txt")
-    DecodedText(text='café', encoding='cp1252', replaced=0, first_replaced=())
+    DecodedText(text='café', encoding='cp1252', replaced=0, first_replaced=(), note='')
     >>> decode_text("café".encode("utf-16"), "a.txt").encoding
     'utf-16'
     >>> d = decode_text("pétrole brut\\n".encode("utf-8") * 40 + b"l\\x92huile\\n", "t.csv")
@@ -621,10 +657,11 @@ def decode_text(data: bytes, source: str, encoding: str | None = AUTO) -> Decode
 
 class EncodingTally:
     """Decode the files of one corpus and count what was used: ``meta['encodings']``
-    (``{codec: number of files}``) and ``meta['replaced_files']`` (the files where undecodable
+    (``{codec: number of files}``), ``meta['replaced_files']`` (the files where undecodable
     bytes became U+FFFD: ``{"file", "encoding", "replaced", "first"}``, ``replaced`` the number
     of sequences and ``first`` where the first :data:`MAX_REPORTED` are, as
-    ``{"line", "offset", "bytes"}``).
+    ``{"line", "offset", "bytes"}``) and, when some file's code page was a judgement call (rule
+    5), ``meta['code_page_notes']`` (``{"file", "encoding", "note"}``).
 
     A binary file raises :class:`~hbnlab.corpus.base.BinaryFileError` and is not counted; the
     folder readers catch it and list the file in ``meta['ignored_files']``.
@@ -634,6 +671,7 @@ class EncodingTally:
         self.encoding = encoding  # checked by decode_text, whose errors name the file
         self.encodings: dict[str, int] = {}
         self.replaced_files: list[dict] = []
+        self.code_page_notes: list[dict] = []
 
     def decode(self, data: bytes, source: str, name: str | None = None) -> str:
         """The text of one file (``name`` is how ``replaced_files`` lists it; default ``source``)."""
@@ -642,11 +680,19 @@ class EncodingTally:
         if d.replaced:
             self.replaced_files.append({"file": source if name is None else name, "encoding": d.encoding,
                                         "replaced": d.replaced, "first": [r._asdict() for r in d.first_replaced]})
+        if d.note:
+            self.code_page_notes.append({"file": source if name is None else name, "encoding": d.encoding,
+                                         "note": d.note})
         return d.text
 
     def meta(self) -> dict:
-        return {"encodings": dict(sorted(self.encodings.items(), key=lambda kv: (-kv[1], kv[0]))),
+        """``encodings`` and ``replaced_files``; ``code_page_notes`` (``{"file", "encoding", "note"}``)
+        when a file's code page was a judgement call (rule 5's second half)."""
+        meta = {"encodings": dict(sorted(self.encodings.items(), key=lambda kv: (-kv[1], kv[0]))),
                 "replaced_files": [dict(r) for r in self.replaced_files]}
+        if self.code_page_notes:
+            meta["code_page_notes"] = [dict(r) for r in self.code_page_notes]
+        return meta
 
 
 def replacement_places(entry: dict) -> str:
@@ -674,6 +720,10 @@ def encoding_summary(meta: dict) -> list[str]:
         lines += [f"  {r['file']} ({r['encoding']}): {replacement_places(r)}" for r in replaced]
     else:
         lines.append("no file needed replacement characters")
+    notes = meta.get("code_page_notes") or []
+    if notes:
+        lines.append(f"{len(notes)} file{'s' if len(notes) != 1 else ''} whose code page is a judgement call:")
+        lines += [f"  {n['file']}: {n['note']}" for n in notes]
     binary = [f for f in meta.get("ignored_files") or [] if f["reason"].startswith(BINARY_REASON)]
     if binary:
         lines.append(f"{len(binary)} file{'s' if len(binary) != 1 else ''} skipped as binary data (not text):")

@@ -37,9 +37,9 @@ def end_record_offset(data: bytes) -> int | None:
     skipping it for an earlier one (or for none) would count members zipfile does not list and
     miss those it does (issue 37: 250,000 members through a two-byte edit).
 
-    >>> end_record_offset(b"PK\x05\x06" + bytes(18))
+    >>> end_record_offset(b"PK\\x05\\x06" + bytes(18))
     0
-    >>> end_record_offset(b"PK\x05\x06" + bytes(16) + b"\xff\xff")  # comment past the end: still it
+    >>> end_record_offset(b"PK\\x05\\x06" + bytes(16) + b"\\xff\\xff")  # comment past the end: still it
     0
     >>> end_record_offset(b"no archive here") is None
     True
