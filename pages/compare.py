@@ -29,6 +29,9 @@ for note in notes:
 st.dataframe(widgets.points_styler(table, signed=[c for c in table.columns if "−" in c],
                                    points=[c for c in table.columns if "−" not in c]),
              key="c_table", height=widgets.table_height(table))
+st.caption("Row `accuracy`: one-of-n accuracy, the share of documents whose highest-scoring class is their true "
+           "one." if "accuracy" in table.index else "Accuracy: n/a, some documents have none or several of the "
+           "compared classes (it needs a single-label corpus with every class trained).")
 with widgets.readable_errors():
     for job_id, classifier in picked:
         for note in job_outputs.baseline_notes([(job_id, classifier)]):

@@ -1,7 +1,7 @@
 """Evaluation: breakeven per class x classifier, PR curves, 11-point precision, F1@k, thresholds."""
 import streamlit as st
 
-from hbnlab.app import charts, job_outputs, widgets
+from hbnlab.app import charts, job_outputs, state, widgets
 
 cfg = widgets.page_frame("Evaluation", "Precision/recall breakeven per class with micro and macro averages "
                          "(thesis sec. 4.1.3), ranking measures of de Campos et al., and decision thresholds.")
@@ -22,6 +22,39 @@ for note in out.baseline_notes(table):
     else:
         st.caption(note.text(split))
 st.plotly_chart(charts.breakeven_bars(table), key="e_bars")
+
+st.subheader("Accuracy (%) and confusions")
+not_single = out.single_label_problem()
+if not_single:
+    st.info(f"Accuracy: n/a. {widgets.md_escape(not_single)}.", icon=":material/info:")
+else:
+    accuracy = job_outputs.accuracy_table(job_id)
+    st.dataframe(accuracy, key="e_accuracy", column_config={"accuracy": st.column_config.NumberColumn(format="%.1f")})
+    st.caption("One-of-n accuracy: each document is given the class with the highest score (ties: the first "
+               "class); the share given its true class. It equals micro F1@1 below.")
+    c1, c2 = st.columns([1, 2])
+    cm_classifier = c1.selectbox("Confusions of", out.classifiers, key="e_cm_classifier")
+    matrix, confusions = job_outputs.confusions(job_id, cm_classifier)
+    c1.dataframe(confusions, hide_index=True, key="e_confusions", height=widgets.table_height(confusions),
+                 column_config={"share of true": st.column_config.NumberColumn(format="%.2f")})
+    c2.plotly_chart(charts.confusion_heatmap(matrix, out.classes, title=f"{cm_classifier}: true class x given "
+                                             "class (diagonal left out)"), key="e_cm_chart")
+    if confusions.empty:
+        st.success(f"{widgets.md_escape(cm_classifier)} gives every evaluation document its true class.")
+    else:
+        cells = list(confusions.itertuples(index=False))
+        cell = st.selectbox("Documents of the confusion", range(len(cells)), key="e_confusion",
+                            format_func=lambda k: f"{cells[k].true} given {cells[k].given} ({cells[k].documents})")
+        true, given = cells[cell].true, cells[cell].given
+        docs = job_outputs.confused_documents(job_id, cm_classifier, true, given)
+        st.dataframe(docs, hide_index=True, key="e_cm_docs", height=widgets.table_height(docs),
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in docs.columns[1:]})
+        c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+        doc_id = c1.selectbox("Document", docs["doc_id"].tolist(), key="e_cm_doc")
+        if c2.button(f"Open in Explain ({given} model)", key="e_open_explain", icon=":material/lightbulb:"):
+            state.remember(state.EXPLAIN_DOC, doc_id)
+            st.session_state["x_unit"] = f"{given}|{cm_classifier}"  # the Explain page's model picker
+            st.switch_page("pages/explain.py")
 
 st.subheader("Ranking measures (%)")
 ranking = job_outputs.ranking_table(job_id)

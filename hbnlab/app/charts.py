@@ -233,5 +233,29 @@ def term_effects(table: pd.DataFrame, *, title: str) -> go.Figure:
     return fig
 
 
+def confusion_heatmap(C, classes: Sequence[str], *, title: str, max_classes: int = 40) -> go.Figure:
+    """Heatmap of a one-of-n confusion matrix (rows: true class, columns: given class); the diagonal is
+    blanked so that the colours show the confusions.  Past ``max_classes`` classes only the classes
+    of the largest confusions are drawn (the table beside it lists every one)."""
+    C = np.asarray(C, dtype=np.int64)
+    keep = np.arange(len(classes))
+    if len(classes) > max_classes:
+        off = C - np.diag(np.diag(C))
+        keep = np.sort(np.argsort(-(off.sum(axis=0) + off.sum(axis=1)), kind="stable")[:max_classes])
+    names = _texts([classes[i] for i in keep])
+    sub = C[np.ix_(keep, keep)].astype(float)
+    shown = sub.copy()
+    np.fill_diagonal(shown, np.nan)
+    side = max(360, 22 * len(keep) + 160)
+    fig = _fig(title, xaxis_title="given class (highest score)", yaxis_title="true class", height=side)
+    fig.add_trace(go.Heatmap(z=shown, x=names, y=names, colorscale="Reds", colorbar=dict(title="documents"),
+                             text=[[f"{int(v)}" if v else "" for v in row] for row in sub], texttemplate="%{text}",
+                             hovertemplate="true %{y}, given %{x}: %{text} document(s)<extra></extra>"))
+    fig.update_xaxes(type="category", tickangle=-45)
+    fig.update_yaxes(type="category", autorange="reversed")
+    return fig
+
+
 __all__ = ["length_histogram", "documents_per_class", "labels_per_document", "feature_scores", "breakeven_bars",
-           "pr_curves", "threshold_curve", "em_traces", "em_restart_curves", "tuning_heatmap", "term_effects"]
+           "pr_curves", "threshold_curve", "em_traces", "em_restart_curves", "tuning_heatmap", "term_effects",
+           "confusion_heatmap"]

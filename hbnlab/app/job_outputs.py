@@ -279,6 +279,27 @@ def ranking_table(job_id: int) -> pd.DataFrame:
     return _ranking_table(int(job_id), _outputs_key(job_id))
 
 
+def accuracy_table(job_id: int) -> pd.DataFrame:
+    """One-of-n accuracy (%) per classifier, with the documents decided right (single-label jobs)."""
+    return train_outputs(job_id).accuracy_frame()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _confusions(job_id: int, digest: str, classifier: str) -> tuple:
+    out = _train_outputs(job_id, digest)
+    return out.confusion(classifier), out.confusion_frame(classifier)
+
+
+def confusions(job_id: int, classifier: str) -> tuple:
+    """``(matrix, largest confusions first)`` of one classifier's one-of-n decisions."""
+    return _confusions(int(job_id), _outputs_key(job_id), classifier)
+
+
+def confused_documents(job_id: int, classifier: str, true: str, given: str) -> pd.DataFrame:
+    """The documents of class ``true`` that ``classifier`` gave ``given``, with both scores."""
+    return train_outputs(job_id).confused_documents(classifier, true, given)
+
+
 def pr_curves(job_id: int, label: str) -> dict:
     out = train_outputs(job_id)
     return {name: out.pr_curve(label, name) for name in out.classifiers}
@@ -314,4 +335,5 @@ __all__ = ["train_outputs", "comparable_systems", "baseline_notes", "compare_ver
            "unit_model", "model_bytes", "em_traces", "explain", "export_tables", "bn_files", "markdown_report",
            "html_report", "alpha_grid", "parse_alpha_values", "tuning_cells", "config_with_cell",
            "per_class_settings", "per_class_frame", "breakeven_table", "ranking_table", "pr_curves",
+           "accuracy_table", "confusions", "confused_documents",
            "threshold_stats", "threshold_curve", "unit_parts", "ranked_documents"]

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 from joblib import Parallel, delayed
 
-from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven
+from hbnlab.evaluation import breakeven_point, macro_breakeven, micro_breakeven, one_of_n_accuracy
 from hbnlab.evaluation.baseline import baseline_notes
 from hbnlab.experiments import paper_values as pv
 from hbnlab.models.catalog import LEARNERS, learner
@@ -121,6 +121,7 @@ def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = 
         "per_class": {k: round(v, 2) for k, v in per_class.items()},
         "micro": round(100 * micro_breakeven(Y, S), 2),
         "macro": round(100 * macro_breakeven(Y, S), 2),
+        "accuracy": _accuracy(Y, S),
         "seconds": round(seconds, 3),
         "fit_seconds_per_class": {data.categories[j]: round(o[1], 3) for j, o in zip(js, out)},
     }
@@ -137,6 +138,13 @@ def run_row(data: ProtocolData, name: str, n_features, *, params: dict | None = 
         row["_models"] = [o[2] for o in out]
         row["_scores"] = S
     return row
+
+
+def _accuracy(Y, S) -> float | None:
+    """One-of-n accuracy (%) of a row, ``None`` (n/a) unless every document has exactly one of the
+    row's classes (:func:`hbnlab.evaluation.one_of_n_accuracy`)."""
+    acc = one_of_n_accuracy(Y, S)
+    return None if np.isnan(acc) else round(100 * acc, 2)
 
 
 def per_class_terms_row(result: Mapping, source: str = "the result") -> dict:
@@ -354,7 +362,15 @@ def format_table(result: dict, *, per_class: bool = True) -> str:
     lines.append("micro".ljust(first) + "".join(cell(r["micro"], r.get("paper_micro")) for r in rows))
     if any("macro" in r for r in rows):
         lines.append("macro".ljust(first) + "".join(cell(r["macro"], r.get("paper_macro")) for r in rows))
+    if any("accuracy" in r for r in rows):
+        lines.append("accuracy".ljust(first) + "".join(
+            ("n/a" if r.get("accuracy") is None else f"{r['accuracy']:.1f}").rjust(width) for r in rows))
     lines.append("seconds".ljust(first) + "".join(f"{r['seconds']:.1f}".rjust(width) for r in rows))
+    if any("accuracy" in r for r in rows):
+        lines.append("")
+        lines.append("accuracy: one-of-n (each document given the class with the highest score)"
+                     + ("; n/a: some documents have none or several of the classes"
+                        if any(r.get("accuracy") is None for r in rows) else ""))
     notes = baseline_notes(rows)
     if notes:
         lines.append("")

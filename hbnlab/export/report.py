@@ -298,16 +298,23 @@ def baseline_lines(result: ExperimentResult, be: pd.DataFrame) -> list[str]:
 
 
 def ranking_frame(result: ExperimentResult) -> pd.DataFrame:
-    """Micro/macro breakeven, 11-point average precision (per document) and micro F1@1
-    (de Campos sec. 5) per classifier, in percent."""
-    from hbnlab.evaluation import eleven_point_average_precision, f1_at_k, macro_breakeven, micro_breakeven
+    """Micro/macro breakeven, one-of-n accuracy (NaN unless every document has exactly one of the
+    categories: :func:`accuracy_note` says why), 11-point average precision (per document) and micro
+    F1@1 (de Campos sec. 5) per classifier, in percent."""
+    from hbnlab.evaluation import (
+        eleven_point_average_precision,
+        f1_at_k,
+        macro_breakeven,
+        micro_breakeven,
+        one_of_n_accuracy,
+    )
 
     rows = []
     Y = result.labels
     for c in result.classifiers:
         S = result.scores[c]
         row = {"classifier": c, "micro breakeven": 100 * micro_breakeven(Y, S),
-               "macro breakeven": 100 * macro_breakeven(Y, S)}
+               "macro breakeven": 100 * macro_breakeven(Y, S), "accuracy": 100 * one_of_n_accuracy(Y, S)}
         try:
             row["11-pt avg precision"] = 100 * float(eleven_point_average_precision(Y, S))
         except ValueError:
@@ -368,6 +375,18 @@ TABLES = {
     "settings": "Settings", "corpus": "Corpus", "breakeven": "Breakeven (%) per class",
     "ranking": "Ranking measures (%)", "timings": "Fit time (s)", "em": "EM restarts", "versions": "Versions",
 }
+
+
+def accuracy_note(result: ExperimentResult) -> str:
+    """What the ranking table's ``accuracy`` column is, or why it is n/a (empty) for this run."""
+    from hbnlab.evaluation import single_label_problem
+
+    problem = single_label_problem(result.labels)
+    if problem is None:
+        return ("Accuracy: one-of-n, each document given the category with the highest score (ties: the first); "
+                "the share given its true one.")
+    return (f"Accuracy: n/a, {problem}; it needs exactly one of the categories per document (a single-label "
+            f"corpus with every category trained).")
 
 
 def report_tables(result: ExperimentResult) -> dict:
@@ -468,6 +487,8 @@ def markdown(result: ExperimentResult) -> str:
     fmt = {"timings": "{:.3f}", "em": "{:.2f}"}
     for name, title in TABLES.items():
         lines += [f"## {title}", "", markdown_table(tables[name], fmt.get(name, "{:.1f}")), ""]
+        if name == "ranking":
+            lines += [md_escape(accuracy_note(result)), ""]
     if paper_applies(result) and result.paper:
         lines += ["Columns marked `(thesis)` are Karčiauskas (2002), Table 4.10, printed beside ours.", ""]
     checks = baseline_lines(result, tables["breakeven"])
@@ -644,7 +665,8 @@ def build_report(result: ExperimentResult, *, title: str | None = None, include_
             "decision of every class, macro averages the classes.</p>"
             + _table_html(tables["breakeven"], "breakeven") + be_note
             + "".join(f'<p class="note baseline">{esc(t)}</p>' for t in baseline_lines(result, tables["breakeven"])))
-    section("ranking", TABLES["ranking"], _table_html(tables["ranking"], "ranking"))
+    section("ranking", TABLES["ranking"], _table_html(tables["ranking"], "ranking")
+            + f'<p class="note" id="accuracy-note">{esc(accuracy_note(result))}</p>')
     figs = "".join(_figure_html(f, i) for i, f in pr_figures(result)) or '<p class="note">(no class has positives)</p>'
     section("pr-curves", "Precision-recall curves", figs)
     em_figs = "".join(_figure_html(f, i) for i, f in em_figures(result))

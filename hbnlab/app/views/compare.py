@@ -14,6 +14,9 @@ matrix; :func:`paired` runs the paired bootstrap and McNemar's test of
 micro and macro) with one column per system and, for each system paired with the first, its
 difference to the first; a system trained on another corpus keeps its column, scored against its
 own labels and marked :data:`OTHER_CORPUS`, without a difference (:func:`corpus_notes` says why).
+On a single-label corpus the table ends with an ``accuracy`` row (one-of-n,
+:func:`hbnlab.evaluation.one_of_n_accuracy`): the share of documents whose highest-scoring class is
+their one true class.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from hbnlab.app.views.corpus import config_corpus_label
-from hbnlab.evaluation import mcnemar, paired_bootstrap
+from hbnlab.evaluation import mcnemar, one_of_n_accuracy, paired_bootstrap
 from hbnlab.export.report import breakeven_by_classifier
 from hbnlab.pipeline.config import ExperimentConfig
 
@@ -119,8 +122,9 @@ def aligned(outputs: dict, systems: list[tuple[int, str]]):
 
 
 def side_by_side(outputs: dict, systems: list[tuple[int, str]]) -> pd.DataFrame:
-    """Breakeven (%) per class with micro and macro rows, one column per system; then, for every
-    system paired with the first, its difference to the first.
+    """Breakeven (%) per class with micro and macro rows, one column per system, and an ``accuracy``
+    row (one-of-n, %) when every document has exactly one of the classes; then, for every system
+    paired with the first, its difference to the first.
 
     A system whose job read another corpus than the first's is scored against its own job's
     labels, its column is marked :data:`OTHER_CORPUS` and it gets no difference column (the two
@@ -136,19 +140,28 @@ def side_by_side(outputs: dict, systems: list[tuple[int, str]]) -> pd.DataFrame:
     else:
         Y, scores = _labels(ref_out, classes), {system_key(*paired[0]): _scores(ref_out, *paired[0], classes)}
     table = breakeven_by_classifier(Y, scores, classes, None, index_name="class")
+    accuracy = {k: _accuracy(Y, S) for k, S in scores.items()}
     for job_id, clf in systems:
         if (job_id, clf) in paired:
             continue
         out = outputs[job_id]
-        own = breakeven_by_classifier(_labels(out, classes), {"x": _scores(out, job_id, clf, classes)}, classes,
-                                      None, index_name="class")
+        own_Y, own_S = _labels(out, classes), _scores(out, job_id, clf, classes)
+        own = breakeven_by_classifier(own_Y, {"x": own_S}, classes, None, index_name="class")
         table[system_key(job_id, clf) + OTHER_CORPUS] = own["x"]
+        accuracy[system_key(job_id, clf) + OTHER_CORPUS] = _accuracy(own_Y, own_S)
     table = table[[system_key(*s) + ("" if s in paired else OTHER_CORPUS) for s in systems]]
+    if any(not np.isnan(v) for v in accuracy.values()):
+        table.loc["accuracy"] = [accuracy[c] for c in table.columns]
     ref = system_key(*systems[0])
     for s in paired[1:]:
         key = system_key(*s)
         table[f"{key} − {ref}"] = table[key] - table[ref]
     return table
+
+
+def _accuracy(Y, S) -> float:
+    """One-of-n accuracy (%) of ``S`` on ``Y``; NaN unless every document has exactly one class."""
+    return 100 * one_of_n_accuracy(Y, S)
 
 
 def _class_list(classes) -> str:

@@ -13,6 +13,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from hbnlab.evaluation.single_label import (
+    confused_rows,
+    confusion_matrix,
+    largest_confusions,
+    one_of_n_accuracy,
+    single_label_problem,
+)
 from hbnlab.experiments import paper_values as pv
 from hbnlab.export.report import breakeven_by_classifier
 from hbnlab.pipeline.config import ExperimentConfig
@@ -92,7 +99,8 @@ class TrainOutputs:
         from hbnlab.pipeline.corpus_spec import is_reuters_modapte
 
         return (is_reuters_modapte(self.corpus_name) and self.stage == "test"
-                and sorted(self.classes) == sorted(pv.THESIS_CLASSES) and not self.result.get("class_settings"))
+                and sorted(self.classes) == sorted(pv.THESIS_CLASSES) and not self.result.get("class_settings")
+                and (self.config is None or self.config.stopwords == "thesis"))
 
     # ---------------------------------------------------------------- tables
     def breakeven_frame(self) -> pd.DataFrame:
@@ -117,8 +125,9 @@ class TrainOutputs:
                               for name in self.classifiers)
 
     def ranking_frame(self, ks=(1, 3, 5)) -> pd.DataFrame:
-        """Per classifier: micro / macro breakeven, 11-point average precision and F1@k (micro
-        and macro), in percent (de Campos et al., sec. 4).  The ranking measures rank the
+        """Per classifier: micro / macro breakeven, one-of-n accuracy (only when every document has
+        exactly one of the classes, :meth:`single_label_problem`), 11-point average precision and F1@k
+        (micro and macro), in percent (de Campos et al., sec. 4).  The ranking measures rank the
         trained classes for each document, so they need at least two classes."""
         from hbnlab.evaluation import eleven_point_average_precision, f1_at_k, macro_breakeven, micro_breakeven
 
@@ -128,6 +137,8 @@ class TrainOutputs:
             S = self.scores_of(name)
             row = {"classifier": name, "micro breakeven": 100 * micro_breakeven(self.Y, S),
                    "macro breakeven": 100 * macro_breakeven(self.Y, S)}
+            if self.single_label_problem() is None:
+                row["accuracy"] = 100 * one_of_n_accuracy(self.Y, S)
             if n >= 2:
                 row["11-pt avg precision"] = 100 * float(eleven_point_average_precision(self.Y, S))
                 for k in ks:
@@ -136,6 +147,49 @@ class TrainOutputs:
                         row[f"F1@{k} macro"] = 100 * float(f1_at_k(self.Y, S, k, average="macro"))
             rows.append(row)
         return pd.DataFrame(rows).set_index("classifier")
+
+    # ---------------------------------------------------------------- one-of-n decisions
+    def single_label_problem(self) -> str | None:
+        """``None`` when every evaluation document has exactly one of the job's classes (accuracy and
+        the confusion matrix apply), else why not, in words."""
+        problem = single_label_problem(self.Y, what="evaluation documents")
+        if problem is None:
+            return None
+        return (f"{problem}; accuracy and the confusion matrix need exactly one of the trained classes per "
+                f"document (a single-label corpus with every class trained)")
+
+    def accuracy_frame(self) -> pd.DataFrame:
+        """Per classifier: one-of-n accuracy (%), the documents given their true class, and all
+        documents (the class with the highest score wins, ties to the first class).  ``accuracy``
+        is NaN when :meth:`single_label_problem` says it does not apply."""
+        n = len(self.doc_ids)
+        rows = []
+        for name in self.classifiers:
+            acc = one_of_n_accuracy(self.Y, self.scores_of(name))
+            rows.append({"classifier": name, "accuracy": 100 * acc,
+                         "right": None if np.isnan(acc) else int(round(acc * n)), "documents": n})
+        return pd.DataFrame(rows).set_index("classifier")
+
+    def confusion(self, classifier: str) -> np.ndarray:
+        """The one-of-n confusion matrix of ``classifier`` (rows: true class, columns: given class,
+        in ``classes`` order); ValueError naming why on a job that is not single-label."""
+        return confusion_matrix(self.Y, self.scores_of(classifier))
+
+    def confusion_frame(self, classifier: str) -> pd.DataFrame:
+        """The confusions of ``classifier``, largest first (:func:`largest_confusions`)."""
+        return largest_confusions(self.confusion(classifier), self.classes)
+
+    def confused_documents(self, classifier: str, true: str, given: str) -> pd.DataFrame:
+        """The evaluation documents of class ``true`` given ``given`` by ``classifier``, highest
+        P(given | document) first, with P(true | document) beside it (``true == given``: the right ones)."""
+        S = self.scores_of(classifier)
+        i, j = self.classes.index(true), self.classes.index(given)
+        rows = confused_rows(self.Y, S, i, j)
+        df = pd.DataFrame({"doc_id": [self.doc_ids[r] for r in rows], f"P({given})": S[rows, j],
+                           f"P({true})": S[rows, i]})
+        if true == given:
+            df = df.iloc[:, :2]
+        return df.sort_values(f"P({given})", ascending=False, kind="stable").reset_index(drop=True)
 
     def pr_curve(self, label: str, classifier: str):
         """``(precision, recall, breakeven)`` of one unit (breakeven as a fraction)."""
