@@ -4,11 +4,13 @@ import time
 import streamlit as st
 
 from hbnlab.app import services, state, widgets
+from hbnlab.app.views import structure as views
 from hbnlab.models.catalog import TABLE_4_1
 from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
 
-cfg = widgets.page_frame("Structure", "The tree the clustering algorithm builds over the selected terms of a "
-                         "class (thesis figs 3.3-3.12). Structure only: parameters are learnt on Training.")
+cfg = widgets.page_frame("Structure", "The network a tree learner fits for a class: the tree the clustering "
+                         "algorithm builds over its terms (thesis figs 3.3-3.12) and the naive-Bayes children of the "
+                         "class. Structure only: parameters are learnt on Training.")
 data = widgets.load_experiment(cfg)
 widgets.synthetic_notice(data.synthetic)
 
@@ -50,7 +52,18 @@ left_right = st.toggle("Draw left to right (top-down is the thesis's layout)", v
 st.graphviz_chart(services.tree_dot(tree["dot"], left_right), width="content" if left_right else "stretch")
 s = tree["summary"]
 st.caption(f"{algorithm} for class **{widgets.md_escape(label)}** · B = {B}, alpha = {alpha:g} · "
-           f"{s['features']} terms, {s['hidden nodes']} hidden nodes, depth {s['depth']} · terms directly at the "
-           f"class: {widgets.md_escape(', '.join(s['features at the class']) or 'none')} · built in {ms:.0f} ms")
+           f"{s['features']} terms in the tree, {s['hidden nodes']} hidden nodes, depth {s['depth']} · terms directly "
+           f"at the class: {widgets.md_escape(', '.join(s['features at the class']) or 'none')} · built in {ms:.0f} ms")
+if s["naive-Bayes children"]:
+    st.caption(f"Training fits this network: the tree holds the {s['features']} of the {cfg.n_features} selected terms "
+               f"with the highest I(F; C) (Training's \"Terms in the tree\": {cfg.tree_terms}); the other "
+               f"{s['naive-Bayes children']} are naive-Bayes children of the class (dashed), each adding its own "
+               f"evidence — {views.children_rule_text(s['children rule'])} (\"Naive-Bayes children\": "
+               f"{cfg.children_select}).")
+    with st.expander(f"The {s['naive-Bayes children']} naive-Bayes children of the class, strongest first"):
+        st.write(widgets.md_escape(", ".join(s["children"])))
+else:
+    st.caption(f"Training fits this tree over all {s['features']} selected terms (the thesis's model; Training's "
+               f"\"Terms in the tree\": {cfg.tree_terms or 'all'}).")
 with st.expander("Tree as text"):
     st.code(tree["text"], language=None)

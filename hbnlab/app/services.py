@@ -405,18 +405,23 @@ def feature_overview(cfg: ExperimentConfig) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _structure(key: str, label: str, algorithm: str, B: int, alpha: float, n_features: int, scope: str) -> dict:
-    tree = T.build_structure(_experiment(key), label, algorithm, B, alpha, n_features, scope)
-    return {"dot": views.stable_tree_dot(tree), "text": tree.to_text(), "tree": tree.to_dict(),
-            "summary": views.tree_summary(tree)}
+def _structure(key: str, label: str, algorithm: str, B: int, alpha: float, n_features: int, scope: str,
+               tree_terms: int, children_select: str) -> dict:
+    model = T.build_structure(_experiment(key), label, algorithm, B, alpha, n_features, scope, tree_terms,
+                              children_select)
+    tree = model.tree
+    return {"dot": views.model_dot(tree, model.children, model.children_rule), "text": tree.to_text(),
+            "tree": tree.to_dict(), "summary": views.model_summary(tree, model.children, model.children_rule)}
 
 
 def structure(cfg: ExperimentConfig, label: str, algorithm: str | None = None) -> dict:
-    """The tree (structure only, no EM) of ``label`` for the config's algorithm, B and alpha:
-    ``{"dot", "text", "tree", "summary"}``."""
+    """The network (structure only, no EM) a tree learner fits for ``label`` with the config's
+    algorithm, B, alpha, terms in the tree and naive-Bayes children rule: ``{"dot", "text", "tree",
+    "summary"}`` (:func:`hbnlab.pipeline.tasks.build_structure`)."""
     algorithm = algorithm or cfg.algorithm
     B, alpha = cfg.structure_params(algorithm)
-    return _structure(_experiment_key(cfg), label, algorithm, B, alpha, cfg.n_features, cfg.scope)
+    return _structure(_experiment_key(cfg), label, algorithm, B, alpha, cfg.n_features, cfg.scope, cfg.tree_terms,
+                      cfg.children_select)
 
 
 def tree_dot(dot: str, left_to_right: bool) -> str:

@@ -9,7 +9,8 @@ The experiment settings travel as the JSON dict of :class:`hbnlab.pipeline.confi
 
 * :func:`prepare_experiment` -- the corpus of a config, indexed and scored
   (:func:`hbnlab.pipeline.data.prepare`);
-* :func:`build_structure` -- the HBN/HNB tree of one class, structure only;
+* :func:`build_structure` -- the network an HBN/HNB learner fits for one class (its tree and the
+  class's naive-Bayes children), structure only;
 * :func:`hbnlab.pipeline.fit.fit_unit` -- one learner for one category, with EM progress and
   cancellation.
 
@@ -32,18 +33,22 @@ import json
 import shutil
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from hbnlab._validation import Cancelled
+from hbnlab._validation import Cancelled, as_binary
+from hbnlab.bn.structure import TreeStructure
 from hbnlab.clustering import construct_tree
 from hbnlab.evaluation import bootstrap_micro, breakeven_point, macro_breakeven, micro_breakeven
 from hbnlab.export.atomic import write_bytes_atomic, write_text_atomic
 from hbnlab.export.model_io import load_model as read_model_file
 from hbnlab.export.model_io import model_to_bytes
+from hbnlab.features import score_terms
 from hbnlab.jobs.tasks import register_task
 from hbnlab.models.catalog import TREE_LEARNERS, tree_parts
+from hbnlab.models.hbn import CHILDREN_SELECT_DEFAULT
 from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
 from hbnlab.pipeline.corpus_spec import corpus_from_spec, source_files
 from hbnlab.pipeline.data import ProtocolData
@@ -119,20 +124,59 @@ def fit_config_unit(data: ProtocolData, label: str, name: str, cfg: ExperimentCo
 
 
 # --------------------------------------------------------------------------- structure only
-def build_structure(data: ProtocolData, label: str, algorithm: str, B: int, alpha: float,
-                    n_features: int, scope: str = "local"):
-    """The HBN/HNB tree of one class -- structure only, no EM (thesis figs 3.3-3.4).
+@dataclass(frozen=True)
+class ModelStructure:
+    """The network a tree learner fits for one class, structure only: the tree over its tree terms
+    and the class's naive-Bayes children (the other selected terms, strongest first).
 
-    Returns the :class:`~hbnlab.bn.structure.TreeStructure` with term names on the leaves and
-    ``"<label>TOPIC"`` at the root (the thesis's naming, figs 4.1-4.4).
+    ``children_rule``: ``"all"`` (every one is kept), ``"cv"`` / ``"cv-max"`` (the fit keeps the
+    strongest k of them, k chosen by a cross-validation inside the training documents: which k is
+    known only after EM, so all candidates are listed).
+    """
+
+    tree: TreeStructure
+    children: tuple = ()
+    children_rule: str = "all"
+
+
+def tree_term_order(Xb, y, tree_terms: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of the selected terms ``Xb`` (binary, best first) that a tree learner puts in its tree
+    and those it makes naive-Bayes children of the class: with more than ``tree_terms`` terms, the
+    ``tree_terms`` with the highest I(F; C) in the tree, the others children, both by decreasing
+    I(F; C) (ties by column); else every column in the tree, in the given order.
+
+    The estimator's own split (``HierarchicalBNClassifier`` with ``tree_select="top"``) is checked
+    against this one in tests/pipeline/test_model_structure.py."""
+    m = Xb.shape[1]
+    if tree_terms is None or tree_terms >= m:
+        return np.arange(m), np.arange(0)
+    scores = score_terms(Xb, np.asarray(y).reshape(-1, 1).astype(bool), method="ig")[:, 0]
+    order = np.lexsort((np.arange(m), -scores))  # I(F; C) decreasing, ties by column
+    return order[:tree_terms], order[tree_terms:]
+
+
+def build_structure(data: ProtocolData, label: str, algorithm: str, B: int, alpha: float,
+                    n_features: int, scope: str = "local", tree_terms: int | None = None,
+                    children_select: str = "auto") -> ModelStructure:
+    """The network an HBN/HNB learner fits for one class -- structure only, no EM (thesis figs
+    3.3-3.4): the tree over its ``tree_terms`` terms (None or 0: all of them, the thesis's model)
+    and the naive-Bayes children of the class (:func:`tree_term_order`).
+
+    The tree has term names on the leaves and ``"<label>TOPIC"`` at the root (the thesis's naming,
+    figs 4.1-4.4).  ``children_select`` is the config's (``"auto"``: the clustering's rule,
+    :data:`hbnlab.models.hbn.CHILDREN_SELECT_DEFAULT`).
     """
     direction, clustering = tree_parts(algorithm)
     cols = data.selected_columns(label, n_features, scope)
     j = data.category_index(label)
-    X = data.X_train[:, cols]
+    Xb = as_binary(data.X_train[:, cols])
     y = data.Y_train[:, j].astype(np.int8)
-    return construct_tree(X, y, B=int(B), clustering=clustering, alpha=float(alpha), direction=direction,
-                          feature_names=[data.vocabulary[c] for c in cols], class_name=f"{label}TOPIC")
+    in_tree, kids = tree_term_order(Xb, y, tree_terms or None)
+    names = [data.vocabulary[c] for c in cols]
+    tree = construct_tree(Xb[:, in_tree], y, B=int(B), clustering=clustering, alpha=float(alpha), direction=direction,
+                          feature_names=[names[c] for c in in_tree], class_name=f"{label}TOPIC")
+    rule = CHILDREN_SELECT_DEFAULT.get(clustering, "all") if children_select == "auto" else children_select
+    return ModelStructure(tree, tuple(names[c] for c in kids), rule)
 
 
 # --------------------------------------------------------------------------- model files
@@ -575,6 +619,7 @@ def per_class_best(cells: list, cell_scores: list, Y, classes: list) -> tuple[di
     return chosen, round(100 * micro_breakeven(Y, S), 2)
 
 
-__all__ = ["prepare_experiment", "fit_config_unit", "build_structure", "store_model", "load_model",
+__all__ = ["prepare_experiment", "fit_config_unit", "build_structure", "ModelStructure", "tree_term_order",
+           "store_model", "load_model",
            "scores_to_bytes", "scores_from_bytes", "unit_key", "split_unit_key", "train_task", "tune_task",
            "per_class_best"]

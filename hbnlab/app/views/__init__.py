@@ -31,10 +31,10 @@ from hbnlab.app.views.export import experiment_result, export_tables, markdown_r
 from hbnlab.app.views.features import feature_table, score_format, selected_terms_overview
 from hbnlab.app.views.jobs import jobs_frame, per_class_tuning_frame, progress_text, tuning_frame
 from hbnlab.app.views.results import TrainOutputs
-from hbnlab.app.views.structure import dot_layout, stable_tree_dot, tree_summary
+from hbnlab.app.views.structure import dot_layout, model_dot, model_summary, stable_tree_dot, tree_summary
 
 __all__ = ["corpus_overview", "corpus_label", "search_documents", "feature_table", "score_format",
            "selected_terms_overview",
-           "tree_summary", "stable_tree_dot", "dot_layout", "TrainOutputs", "Explanation", "explain_document",
+           "tree_summary", "stable_tree_dot", "dot_layout", "model_dot", "model_summary", "TrainOutputs", "Explanation", "explain_document",
            "highlight_html", "jobs_frame", "progress_text", "tuning_frame", "per_class_tuning_frame", "export_tables",
            "experiment_result", "markdown_report", "SYNTHETIC_BADGE"]

@@ -1,5 +1,6 @@
-"""The Structure page: counts that describe a learned tree, and its DOT source with stable node ids
-and a chosen layout direction."""
+"""The Structure page: counts that describe a learned tree, its DOT source with stable node ids and a
+chosen layout direction, and the whole network a tree learner fits: the tree plus the naive-Bayes
+children of the class (:func:`model_dot`)."""
 from __future__ import annotations
 
 
@@ -53,3 +54,54 @@ def dot_layout(dot: str, direction: str = "LR") -> str:
     if direction not in ("TB", "LR", "BT", "RL"):
         raise ValueError(f"direction must be TB, LR, BT or RL, got {direction!r}")
     return dot.replace("rankdir=TB", f"rankdir={direction}", 1)
+
+
+#: Up to this many naive-Bayes children of the class are drawn one box each; more are collapsed
+#: into one box that names the first :data:`NAMED_CHILDREN`.
+MAX_DRAWN_CHILDREN = 8
+NAMED_CHILDREN = 6
+
+_CHILD_RULES = {"all": "every one is kept",
+                "cv": "Training keeps the strongest k of them, k by a 3-fold cross-validation inside the training "
+                      "documents (the most within one standard error of the best)",
+                "cv-max": "Training keeps the strongest k of them, k by a 3-fold cross-validation inside the "
+                          "training documents (the best)"}
+
+
+def children_rule_text(rule: str) -> str:
+    """Which of the naive-Bayes children the fit keeps, in words."""
+    return _CHILD_RULES.get(rule, rule)
+
+
+def _quoted(text: str) -> str:
+    return str(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def model_dot(tree, children=(), rule: str = "all") -> str:
+    """DOT of the network a tree learner fits: :func:`stable_tree_dot` of the tree, plus an arc
+    from the class to each naive-Bayes child (dashed boxes); more than :data:`MAX_DRAWN_CHILDREN`
+    children are one box, "+ N naive-Bayes children: a, b, c…"."""
+    dot = stable_tree_dot(tree)
+    if not len(children):
+        return dot
+    style = 'shape=box, style="dashed,rounded", color="#7f8c8d", fontcolor="#34495e"'
+    lines = []
+    if len(children) <= MAX_DRAWN_CHILDREN:
+        for name in children:
+            ident = f'"child:{_quoted(name)}"'
+            lines += [f'  {ident} [label="{_quoted(name)}", {style}];', f'  "class" -> {ident} [style=dashed];']
+    else:
+        parts = [f"+ {len(children)} naive-Bayes children:", ", ".join(children[:NAMED_CHILDREN]) + "…"]
+        if rule != "all":
+            parts.append("(Training keeps the strongest k)")
+        label = "\\n".join(_quoted(p) for p in parts)        # DOT's line break between the parts
+        lines += [f'  "children" [label="{label}", {style}];',
+                  '  "class" -> "children" [style=dashed];']
+    head, _, _ = dot.rpartition("}")
+    return head + "\n".join(lines) + "\n}"
+
+
+def model_summary(tree, children=(), rule: str = "all") -> dict:
+    """:func:`tree_summary` with the naive-Bayes children of the class."""
+    return {**tree_summary(tree), "naive-Bayes children": len(children), "children": list(children),
+            "children rule": rule}
