@@ -60,11 +60,30 @@ from hbnlab._validation import HbnlabError
 __all__ = ["Bound", "BoundsError", "Choice", "Kind", "NONE", "BOOLEAN", "CALLABLE", "validate_params",
            "describe_allowed", "N_RESTARTS", "HIDDEN_STATES", "ALPHA", "SEED", "SYNTHETIC_SIZE", "MIN_DF",
            "N_FEATURES", "TREE_TERMS", "SCREEN_ITER", "SCREEN_KEEP", "MAX_WORKERS", "MAX_TABLE_ROWS", "MAX_PARENTS",
-           "hbn_table_rows", "check_table_rows", "check_tree_params"]
+           "KDB_PARENTS", "hbn_table_rows", "check_parents", "check_table_rows", "check_tree_params", "shown"]
 
 
 class BoundsError(HbnlabError, ValueError):
     """A numeric setting outside its declared bounds; the message names the setting."""
+
+
+#: An integer longer than this is shown by its number of digits (a URL or ``--param`` may carry thousands).
+SHOWN_DIGITS = 30
+
+
+def shown(value) -> str:
+    """``repr(value)`` for an error message, but an integer of more than :data:`SHOWN_DIGITS` digits as
+    its length: its repr would fill the message, and past 4300 digits ``repr`` itself refuses.
+
+    >>> shown(1024), shown("two"), shown(10**400), shown(-10**5000)
+    ('1024', "'two'", 'an integer of 401 digits', 'an integer of 5001 digits')
+    """
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        magnitude = abs(int(value))
+        if magnitude >= 10**SHOWN_DIGITS:
+            digits = int((magnitude.bit_length() - 1) * math.log10(2)) + 1  # exact or one short
+            return f"an integer of {digits + (magnitude >= 10**digits)} digits"
+    return repr(value)
 
 
 @dataclass(frozen=True)
@@ -90,8 +109,8 @@ class Bound:
             return False
         if self.integer and not isinstance(value, numbers.Integral):
             return False
-        if not math.isfinite(value):
-            return False
+        if not isinstance(value, numbers.Rational) and not math.isfinite(value):
+            return False  # an int or a Fraction is finite however long (math.isfinite overflows past 1e308)
         above = value > self.lo if self.lo_open else value >= self.lo
         below = value < self.hi if self.hi_open else value <= self.hi
         return bool(above and below)
@@ -109,7 +128,7 @@ class Bound:
         """``value`` (as ``int`` or ``float``) when it lies in the range; :class:`BoundsError` naming
         ``name`` (default the bound's) otherwise."""
         if value not in self:
-            raise BoundsError(f"{name or self.name} must be {self.describe()}, got {value!r}")
+            raise BoundsError(f"{name or self.name} must be {self.describe()}, got {shown(value)}")
         return int(value) if self.integer else float(value)
 
 
@@ -174,11 +193,12 @@ def describe_allowed(allowed) -> str:
     return f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-def validate_params(params, constraints: Mapping) -> None:
+def validate_params(params, constraints: Mapping, *, names: Mapping | None = None) -> None:
     """Check every declared parameter of ``params`` (an estimator, read by ``get_params(deep=False)``,
     or a mapping) against its list of alternatives in ``constraints``; a value passes when any
-    alternative accepts it.  :class:`BoundsError` names the first parameter that does not, what is
-    allowed and the value.  Parameters absent from ``params`` are not checked.
+    alternative accepts it.  :class:`BoundsError` names the first parameter that does not (by
+    ``names[parameter]`` when given: a command-line flag), what is allowed and the value.  Parameters
+    absent from ``params`` are not checked.
 
     >>> validate_params({"B": 1}, {"B": [Bound("B", 2, math.inf), None]})
     Traceback (most recent call last):
@@ -196,7 +216,8 @@ def validate_params(params, constraints: Mapping) -> None:
             continue
         value = params[name]
         if not any(value in (NONE if c is None else c) for c in allowed):
-            raise BoundsError(f"{name} must be {describe_allowed(allowed)}, got {value!r}")
+            raise BoundsError(f"{(names or {}).get(name, name)} must be {describe_allowed(allowed)}, "
+                              f"got {shown(value)}")
 
 
 #: EM restarts of the tree learners (thesis: 64); each restart holds its own tables.
@@ -220,6 +241,10 @@ SCREEN_ITER = Bound("screen_iter", 0, 50)
 #: Restarts the screening keeps.
 SCREEN_KEEP = Bound("screen_keep", 1, 1024)
 MAX_WORKERS = Bound("HBNLAB_MAX_WORKERS", 1, 64)
+#: Term parents of each term of a KDB (Sahami 1996 reports k = 0..5): a term's table has 2 ** (k + 1) rows
+#: per class, and its fit and scoring take 2 ** (k + 1) sparse products; at k = 10 and 5000 terms the
+#: counts hold 164 MB, at k = 25 they would ask for 30 GiB.
+KDB_PARENTS = Bound("k", 0, 10)
 
 #: The most nodes below one HBN node (its parents in the network).
 MAX_PARENTS = 20
@@ -227,18 +252,40 @@ MAX_PARENTS = 20
 MAX_TABLE_ROWS = 2**MAX_PARENTS
 
 
+def _parents_of(B) -> str:
+    return f"{B:,}" if isinstance(B, numbers.Integral) and abs(int(B)) < 10**SHOWN_DIGITS else shown(B)
+
+
+def check_parents(B, *, what: str = "an HBN") -> None:
+    """Refuse an HBN whose nodes would have more than :data:`MAX_PARENTS` parents (``B``), before
+    any ``k ** B`` is computed: at ``B = 10**12`` that power alone would never finish.
+
+    >>> check_parents(10**12)
+    Traceback (most recent call last):
+    ...
+    hbnlab.bounds.BoundsError: an HBN at B = 1,000,000,000,000: a node would have 1,000,000,000,000 parents, \
+more than the 20 (MAX_PARENTS) a fit accepts; choose B <= 20
+    """
+    if B > MAX_PARENTS:
+        raise BoundsError(f"{what} at B = {_parents_of(B)}: a node would have {_parents_of(B)} parents, more than "
+                          f"the {MAX_PARENTS} (MAX_PARENTS) a fit accepts; choose B <= {MAX_PARENTS}")
+
+
 def hbn_table_rows(B: int, hidden_states) -> int:
     """Rows of the largest table of an HBN with branching factor ``B`` and hidden nodes of
     ``hidden_states`` states: ``k ** B`` (a node may have B hidden parents); 0 for a search
-    (``"auto"`` changes one node at a time, under the fit's own limits)."""
+    (``"auto"`` changes one node at a time, under the fit's own limits).  ``B`` above
+    :data:`MAX_PARENTS` is a :class:`BoundsError` (:func:`check_parents`), not a power that never ends."""
     if isinstance(hidden_states, bool) or not isinstance(hidden_states, numbers.Integral):
         return 0
+    check_parents(B)
     return int(hidden_states) ** int(B)
 
 
 def check_table_rows(B: int, hidden_states, *, what: str = "an HBN") -> None:
-    """Refuse an HBN whose ``hidden_states``-state nodes under ``B`` parents would have more table rows
-    than :data:`MAX_TABLE_ROWS`, naming both settings.
+    """Refuse an HBN whose nodes would have more than :data:`MAX_PARENTS` parents (``B``), or whose
+    ``hidden_states``-state nodes under ``B`` parents would have more table rows than
+    :data:`MAX_TABLE_ROWS`, naming the settings and the limit.
 
     >>> check_table_rows(12, 8)
     Traceback (most recent call last):
@@ -246,6 +293,7 @@ def check_table_rows(B: int, hidden_states, *, what: str = "an HBN") -> None:
     hbnlab.bounds.BoundsError: an HBN with 8 hidden states at B = 12: a node's table would have 68,719,476,736 \
 rows, more than the 1,048,576 a fit accepts; choose a smaller B or fewer hidden_states
     """
+    check_parents(B, what=what)
     rows = hbn_table_rows(B, hidden_states)
     if rows > MAX_TABLE_ROWS:
         raise BoundsError(f"{what} with {hidden_states} hidden states at B = {B}: a node's table would have {rows:,} "

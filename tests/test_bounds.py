@@ -2,6 +2,8 @@
 the command line, the experiment config (the workbench and the URL) and the synthetic generator."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -143,5 +145,110 @@ def test_bound_membership_refuses_bools_non_integers_and_non_finite_values():
     assert float("inf") not in bounds.ALPHA and float("nan") not in bounds.ALPHA and -0.1 not in bounds.ALPHA
     assert bounds.hbn_table_rows(20, 2) == bounds.MAX_TABLE_ROWS
     bounds.check_table_rows(20, 2)
-    with pytest.raises(BoundsError, match="an HBN with 2 hidden states at B = 21"):
+    with pytest.raises(BoundsError, match="an HBN at B = 21: a node would have 21 parents, more than the 20"):
         bounds.check_table_rows(21, 2)
+    with pytest.raises(BoundsError, match="an HBN with 3 hidden states at B = 13"):
+        bounds.check_table_rows(13, 3)
+
+
+# issue 37 item 4: a 400-digit integer was an OverflowError of math.isfinite, not a BoundsError
+HUGE = 10**400
+
+
+def test_a_huge_integer_is_refused_naming_the_parameter_not_an_overflow():
+    for bound in (bounds.N_RESTARTS, bounds.ALPHA, bounds.SEED, bounds.HIDDEN_STATES):
+        assert HUGE not in bound and -HUGE not in bound
+        with pytest.raises(BoundsError, match=f"^{bound.name} must be .*, got an integer of 401 digits$"):
+            bound.check(HUGE)
+    with pytest.raises(BoundsError, match="n_restarts must be an integer in 1..1024, got an integer of 401 digits"):
+        bounds.validate_params({"n_restarts": HUGE}, {"n_restarts": [bounds.N_RESTARTS]})
+    # past the 4300 digits int() and repr() take: still the parameter's name, not "Exceeds the limit"
+    with pytest.raises(BoundsError, match="n_restarts must be an integer in 1..1024, got an integer of 5001 digits"):
+        bounds.N_RESTARTS.check(10**5000)
+    assert 10**300 in bounds.Bound("big", 0, math.inf)  # an integer has no infinity: finite however long
+
+
+@pytest.mark.parametrize("params, name", [({"n_restarts": HUGE}, "n_restarts"), ({"alpha": HUGE}, "alpha"),
+                                          ({"random_state": HUGE}, "random_state"),
+                                          ({"hidden_states": HUGE}, "hidden_states")])
+def test_the_estimator_refuses_a_huge_integer_with_a_bounds_error(params, name, tiny):
+    X, y = tiny
+    with pytest.raises(BoundsError, match=f"{name} must be .*got an integer of 401 digits"):
+        HierarchicalBNClassifier(n_features=None, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("flag", ["--n-restarts", "--random-state", "--alpha"])
+def test_the_command_line_refuses_a_huge_integer_in_one_line(flag, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(TRAIN + [flag, "9" * 400]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hbnlab: error: {flag} must be ") and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_url_refuses_a_huge_integer_and_keeps_the_default():
+    for name in ("n_restarts", "random_state", "min_df", "synthetic_size"):
+        cfg, problems = ExperimentConfig.from_query({name: "9" * 400})
+        assert getattr(cfg, name) == getattr(ExperimentConfig(), name)
+        assert len(problems) == 1 and problems[0].startswith(f"URL parameter {name}=") \
+            and f"{name} must be an integer in" in problems[0], problems
+
+
+# issue 37 item 5: k ** B was computed before it was compared (B = 10**12 ran for minutes, 10**8 ended in
+# "Exceeds the limit (4300 digits) for integer string conversion")
+@pytest.mark.parametrize("B", [21, 10**8, 10**12, HUGE])
+def test_a_huge_branching_factor_is_refused_naming_b_and_the_limit_without_computing_the_table(B):
+    shown = f"{B:,}" if B < 10**30 else "an integer of 401 digits"
+    with pytest.raises(BoundsError, match=f"B = {shown}: a node would have {shown} parents, more than the "
+                                          f"{bounds.MAX_PARENTS} .*MAX_PARENTS"):
+        bounds.check_table_rows(B, 2)
+    with pytest.raises(BoundsError, match="MAX_PARENTS"):
+        bounds.hbn_table_rows(B, 8)
+    bounds.check_table_rows(bounds.MAX_PARENTS, 2)
+
+
+@pytest.mark.parametrize("argv", [TRAIN + ["--B", "1000000000000"],
+                                  TRAIN + ["--B", "100000000"],
+                                  ["sweep", "--corpus", "synthetic", "--B", "3,1000000000000"]],
+                         ids=["train-1e12", "train-1e8", "sweep-3,1e12"])
+def test_the_command_line_refuses_a_huge_b_before_reading_the_corpus(argv, capsys, tmp_path, monkeypatch):
+    import hbnlab.cli.sweep as cli_sweep
+    from hbnlab.experiments.manifest import CorpusSpec
+
+    monkeypatch.setattr(CorpusSpec, "load", lambda self: pytest.fail("the corpus was read"))
+    monkeypatch.setattr(cli_sweep, "corpus_from_args", lambda *a, **k: pytest.fail("the corpus was read"))
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("hbnlab: error: ") and len(err.strip().splitlines()) == 1, err
+    assert "a node would have" in err and f"more than the {bounds.MAX_PARENTS}" in err and "4300" not in err, err
+
+
+def test_the_sweep_config_refuses_a_huge_b_of_an_hbn_grid():
+    from hbnlab.experiments.sweep import SweepConfig, SweepError
+
+    with pytest.raises((SweepError, BoundsError), match="B = 1,000,000,000,000: a node would have"):
+        SweepConfig(B=(3, 10**12))
+    SweepConfig(B=(3, 10**12), direction="hnb")  # an HNB's tables have k rows whatever B is
+
+
+# issue 37 item 6: KDB's k sized a table of 2 ** (k + 1) rows per term with no upper end
+def test_kdb_k_has_a_declared_upper_bound():
+    from hbnlab.models.kdb import KDependenceBNClassifier
+
+    assert KDependenceBNClassifier._parameter_constraints["k"] == [bounds.KDB_PARENTS]
+    assert bounds.KDB_PARENTS.hi < 25 and 5 in bounds.KDB_PARENTS  # Sahami's largest k is 5
+    X = np.eye(4, dtype=int)
+    with pytest.raises(BoundsError, match=f"k must be an integer in 0..{bounds.KDB_PARENTS.hi}, got 25"):
+        KDependenceBNClassifier(k=25).fit(X, [0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("k", ["25", "40"])
+def test_the_command_line_refuses_kdb_k_before_reading_the_corpus(k, capsys, tmp_path, monkeypatch):
+    from hbnlab.experiments.manifest import CorpusSpec
+
+    monkeypatch.setattr(CorpusSpec, "load", lambda self: pytest.fail("the corpus was read"))
+    monkeypatch.chdir(tmp_path)
+    assert main(TRAIN + ["--classifier", "kdb", "--param", f"k={k}"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"hbnlab: error: --param k must be an integer in 0..{bounds.KDB_PARENTS.hi}, got {k}", err

@@ -247,7 +247,8 @@ def write_json(path: str | None, obj) -> None:
 
 def check_learner_params(name: str, params: dict, *, n_features=30, random_state: int = 0, flags=None):
     """The estimator of learner ``name`` with ``params``, built and checked before any corpus is read:
-    an unknown parameter, and for the tree learners the bounds of :func:`hbnlab.bounds.check_tree_params`
+    an unknown parameter, a value outside the learner's ``_parameter_constraints`` (KDB's ``k``, ...), and
+    for the tree learners the bounds of :func:`hbnlab.bounds.check_tree_params`
     (restarts, alpha, hidden states, an HBN's table rows), are a :class:`CLIError` naming the option
     (``flags``: parameter -> the flag that set it; the others are named ``--param KEY``)."""
     from hbnlab._validation import check_branching_factor
@@ -263,6 +264,8 @@ def check_learner_params(name: str, params: dict, *, n_features=30, random_state
             hs = check_hidden_states(est.hidden_states)
             bounds.check_tree_params(B=B, alpha=est.alpha, n_restarts=est.n_restarts, hidden_states=hs,
                                      direction=tree_parts(name)[0], names=names, what=learner(name).name)
+        constraints = getattr(est, "_parameter_constraints", {})  # every learner's table, as fit checks it
+        bounds.validate_params(est, constraints, names={k: flags.get(k, f"--param {k}") for k in constraints})
     except (TypeError, ValueError) as e:
         raise CLIError(str(e)) from None
     return est

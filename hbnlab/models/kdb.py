@@ -35,7 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from hbnlab._validation import as_binary
-from hbnlab.bounds import Bound
+from hbnlab.bounds import KDB_PARENTS, Bound
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
 
 __all__ = ["KDependenceBNClassifier", "class_mutual_information", "conditional_mutual_information"]
@@ -135,7 +135,8 @@ class KDependenceBNClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     Parameters
     ----------
     k : int, default=1
-        Maximum number of term parents per term (k = 0 is Bernoulli naive Bayes).
+        Maximum number of term parents per term (k = 0 is Bernoulli naive Bayes), at most
+        ``hbnlab.bounds.KDB_PARENTS.hi`` = 10: a term's table has 2 ** (k + 1) rows per class.
     alpha : float, default=1.0
         Pseudo-count of the Laplace/Lidstone estimate of each CPT entry (Chakrabarti eq. 5.18).
     min_cmi : float, default=0.0
@@ -183,7 +184,7 @@ class KDependenceBNClassifier(NonNegativeInputMixin, BinaryTextClassifier):
 
     _poor_score_on_generic_data = True  # presence model (see the base class)
 
-    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints, "k": [Bound("k", 0, math.inf)],
+    _parameter_constraints = {**BinaryTextClassifier._parameter_constraints, "k": [KDB_PARENTS],
                               "alpha": [Bound("alpha", 0, math.inf, integer=False, lo_open=True)],
                               "min_cmi": [Bound("min_cmi", -math.inf, math.inf, integer=False)],
                               "block_size": [Bound("block_size", 1, math.inf)]}

@@ -167,8 +167,8 @@ def test_selected_features_and_fewer_columns_than_k():
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"k": -1}, "k must be an integer >= 0, got -1"),
-    ({"k": 1.5}, "k must be an integer >= 0, got 1.5"),
+    ({"k": -1}, "k must be an integer in 0..10, got -1"),
+    ({"k": 1.5}, "k must be an integer in 0..10, got 1.5"),
     ({"alpha": 0.0}, "alpha must be a finite number > 0, got 0.0"),
 ])
 def test_bad_parameters(kwargs, fragment):

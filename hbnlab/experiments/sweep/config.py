@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hbnlab._validation import HbnlabError, check_branching_factor
-from hbnlab.bounds import ALPHA, N_RESTARTS
+from hbnlab.bounds import ALPHA, N_RESTARTS, BoundsError, check_parents
 from hbnlab.corpus.splits import VALIDATION_METHODS
 from hbnlab.experiments.paper_values import THESIS_ALPHA_GRIDS, THESIS_B_GRID
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, is_tree_learner, learner, tree_learner_name
@@ -172,6 +172,11 @@ class SweepConfig:
         object.__setattr__(self, "tol", float(self.tol))
         if self.direction not in ("hbn", "hnb"):
             raise SweepError(f"direction must be 'hbn' or 'hnb', got {self.direction!r}")
+        if self.direction == "hbn":  # before not_fitted() below takes k ** B of every cell
+            try:
+                check_parents(max(self.B), what="an HBN grid")
+            except BoundsError as e:
+                raise SweepError(str(e)) from None
         base = tuple(str(b).upper() for b in self.baselines)
         if any(is_tree_learner(b) for b in base):
             raise SweepError(f"baselines are untuned learners; HBN/HNB rows come from clusterings, got {list(base)}")
