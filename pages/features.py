@@ -3,9 +3,8 @@ import streamlit as st
 
 from hbnlab import bounds
 from hbnlab.app import charts, services, state, widgets
-from hbnlab.app.views.features import indexing_note
+from hbnlab.app.views.features import OWN_LIST, indexing_note, stop_list_choice, stop_list_label, stop_words_setting
 from hbnlab.pipeline.config import SELECTION_METHODS, SELECTION_SCOPES, STEMMING, STOPWORDS
-from hbnlab.text.stopwords import STOPLIST_DESCRIPTIONS
 
 cfg = widgets.page_frame("Features", "How texts become binary term vectors, and which terms each classifier sees.")
 corpus = widgets.load_corpus(cfg)
@@ -16,10 +15,13 @@ with st.form("features_form", border=True):
     st.markdown("**Indexing** (thesis sec. 4.1.2: letters only, function words removed, no stemming, "
                 "terms of one training document dropped)")
     c1, c2, c3 = st.columns(3)
-    stopwords = c1.selectbox("Stop words", STOPWORDS, index=STOPWORDS.index(cfg.stopwords), key="f_stopwords",
-                             format_func=lambda k: f"{k}: {STOPLIST_DESCRIPTIONS[k]}",
-                             help="Every list removes who, what, where, when, why and how: a corpus of questions "
-                                  "may need 'none'.")
+    stop_choices = (*STOPWORDS, OWN_LIST)
+    stop_choice = c1.selectbox("Stop words", stop_choices, index=stop_choices.index(stop_list_choice(cfg.stopwords)),
+                               key="f_stopwords", format_func=stop_list_label,
+                               help="Every list removes who, what, where, when, why and how: a corpus of questions "
+                                    "may need 'none'.")
+    stop_file = c1.file_uploader("Own stop list (with 'own list')", type=["txt"], key="f_stop_file",
+                                 help="UTF-8 text, one word per line; lines starting with # are comments.")
     stemming = c2.selectbox("Stemming", STEMMING, index=STEMMING.index(cfg.stemming), key="f_stemming")
     min_df = c3.number_input("Minimum document frequency", min_value=bounds.MIN_DF.lo, max_value=bounds.MIN_DF.hi,
                              value=cfg.min_df, key="f_min_df")
@@ -39,6 +41,9 @@ with st.form("features_form", border=True):
     n_categories = c2.number_input("Most frequent", min_value=1, max_value=max(1, len(usable)),
                                    value=min(cfg.n_categories, max(1, len(usable))), key="f_n_categories")
     if st.form_submit_button("Apply", type="primary"):
+        with widgets.readable_errors():
+            stopwords = stop_words_setting(stop_choice, cfg.stopwords, stop_file and stop_file.getvalue(),
+                                           stop_file.name if stop_file else "")
         cfg = state.update_config(stopwords=stopwords, stemming=stemming, min_df=int(min_df), selection=selection,
                                   n_features=int(n_features), scope=scope, categories=tuple(categories),
                                   n_categories=int(n_categories))

@@ -25,6 +25,7 @@ from hbnlab.models.hbn import (
     TREE_TERMS_DEFAULT,
     parse_hidden_states,
 )
+from hbnlab.pipeline.stop_lists import is_own_stop_list, own_stop_list_words
 from hbnlab.text.newsgroup import NEWSGROUP_PARTS
 from hbnlab.text.stopwords import STOPLIST_NAMES
 
@@ -179,6 +180,8 @@ class ExperimentConfig:
         (:func:`hbnlab.text.newsgroup.strip_newsgroup`; off by default).
     stopwords, stemming, min_df :
         Indexing (:class:`hbnlab.text.IndexingConfig`); ``stemming="none"`` means no stemming.
+        ``stopwords`` is a name of :data:`STOPWORDS` or an uploaded list ``"own:<digits>"``
+        (:mod:`hbnlab.pipeline.stop_lists`).
     selection : str
         Term scoring method of :func:`hbnlab.features.score_terms`.
     n_features : int
@@ -301,7 +304,9 @@ class ExperimentConfig:
         choice("upload_encoding", UPLOAD_ENCODINGS)
         if not isinstance(self.upload_newsgroup_strip, bool):
             raise ValueError(f"upload_newsgroup_strip must be true or false, got {self.upload_newsgroup_strip!r}")
-        choice("stopwords", STOPWORDS)
+        if not (self.stopwords in STOPWORDS or is_own_stop_list(self.stopwords)):
+            raise ValueError(f"stopwords must be one of {STOPWORDS} or an uploaded list ('own:' and 16 hex digits), "
+                             f"got {self.stopwords!r}")
         choice("stemming", STEMMING)
         choice("selection", SELECTION_METHODS)
         choice("scope", SELECTION_SCOPES)
@@ -421,8 +426,10 @@ class ExperimentConfig:
         return {"validation": self.validation, "cv": self.cv or None, "random_state": self.random_state}
 
     def indexing_dict(self) -> dict:
-        """Keyword arguments of :class:`hbnlab.text.IndexingConfig`."""
-        return {"stopwords": self.stopwords, "stemming": None if self.stemming == "none" else self.stemming,
+        """Keyword arguments of :class:`hbnlab.text.IndexingConfig` (an uploaded stop list as its words,
+        read from the data home)."""
+        stop = own_stop_list_words(self.stopwords) if is_own_stop_list(self.stopwords) else self.stopwords
+        return {"stopwords": stop, "stemming": None if self.stemming == "none" else self.stemming,
                 "min_df": self.min_df}
 
     def replace(self, **changes) -> ExperimentConfig:

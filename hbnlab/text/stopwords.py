@@ -91,14 +91,13 @@ def load_stopwords(name: str) -> frozenset:
 
 
 def read_stop_list(path) -> tuple[str, ...]:
-    """The words of a stop-list file: UTF-8 text (a byte-order mark is allowed), one word per line,
-    blank lines and lines starting with ``#`` skipped, words lower-cased, first occurrence kept.
+    """The words of a stop-list file (:func:`parse_stop_list` of its bytes).
 
     Raises
     ------
     StopListError
-        Naming the file and the line: the file is missing or unreadable, a line is not UTF-8, a
-        line holds more than one word, or the file holds no word at all (``"none"`` is the empty list).
+        Naming the file (and the line): the file is missing or unreadable, or its text is not a
+        stop list.
 
     Examples
     --------
@@ -114,6 +113,20 @@ def read_stop_list(path) -> tuple[str, ...]:
         raw = p.read_bytes()
     except OSError as e:
         raise StopListError(f"stop list {str(p)!r}: cannot read it ({e.strerror or e})") from None
+    return parse_stop_list(raw, str(p))
+
+
+def parse_stop_list(raw: bytes, source: str) -> tuple[str, ...]:
+    """The words of a stop list's bytes: UTF-8 text (a byte-order mark is allowed), one word per
+    line, blank lines and lines starting with ``#`` skipped, words lower-cased, first occurrence kept.
+    ``source`` (a file name) names the list in errors.
+
+    Raises
+    ------
+    StopListError
+        Naming ``source`` and the line: a line is not UTF-8, a line holds more than one word, or
+        there is no word at all (``"none"`` is the empty list).
+    """
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     words, seen = [], set()
@@ -121,19 +134,19 @@ def read_stop_list(path) -> tuple[str, ...]:
         try:
             text = line.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise StopListError(f"stop list {str(p)!r}, line {number}: not UTF-8 text (byte 0x{line[e.start]:02x} "
+            raise StopListError(f"stop list {source!r}, line {number}: not UTF-8 text (byte 0x{line[e.start]:02x} "
                                 f"at column {e.start + 1}); save the file as UTF-8") from None
         w = text.strip()
         if not w or w.startswith("#"):
             continue
         if len(w.split()) > 1:
-            raise StopListError(f"stop list {str(p)!r}, line {number}: expected one word per line, got {w!r}")
+            raise StopListError(f"stop list {source!r}, line {number}: expected one word per line, got {w!r}")
         w = w.lower()
         if w not in seen:
             seen.add(w)
             words.append(w)
     if not words:
-        raise StopListError(f"stop list {str(p)!r}: no words (one word per line; for no stop words use 'none')")
+        raise StopListError(f"stop list {source!r}: no words (one word per line; for no stop words use 'none')")
     return tuple(words)
 
 

@@ -154,3 +154,24 @@ def test_a_file_list_travels_in_the_model_file(tmp_path):
     assert loaded.indexing.stopwords == ("who", "is")
     assert "who" not in loaded.vocabulary and "where" in loaded.vocabulary
     assert json.loads(json.dumps(loaded.indexing.to_dict()))["stopwords"] == ["who", "is"]
+
+
+# --------------------------------------------------------------------------- the workbench's own lists
+def test_an_uploaded_list_is_stored_by_content_and_read_back_by_the_config(tmp_path, monkeypatch):
+    from hbnlab.pipeline.stop_lists import is_own_stop_list, own_stop_list_words, store_own_stop_list
+
+    monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path))
+    name = store_own_stop_list(b"# mine\nWho\nis\n", "mine.txt")
+    assert is_own_stop_list(name) and name == store_own_stop_list(b"who\nis\n", "again.txt")
+    assert own_stop_list_words(name) == ("who", "is")
+    cfg = ExperimentConfig(stopwords=name)
+    assert cfg.indexing_dict()["stopwords"] == ("who", "is")
+    assert cfg.to_query() == {"stopwords": name}
+    assert ExperimentConfig.from_query({"stopwords": name})[0] == cfg
+    with pytest.raises(ValueError, match="stopwords must be one of .* or an uploaded list"):
+        ExperimentConfig(stopwords="own:xyz")
+    with pytest.raises(StopListError, match="line 1: expected one word per line"):
+        store_own_stop_list(b"two words\n", "bad.txt")
+    monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path / "elsewhere"))
+    with pytest.raises(StopListError, match="is not in this data home .*upload the list again"):
+        cfg.indexing_dict()

@@ -64,3 +64,39 @@ def indexing_note(data) -> tuple[int, str]:
                f"{empty['test']:,} of {len(ic.test_docs) or ic.X_test.shape[0]:,} test documents are left without "
                f"a single term and are classified by the class's share alone. Another stop list (Features page) "
                f"may keep their words: every list removes who, what, where, when, why and how.")
+
+
+#: The Features page's choice of a stop list the analyst uploads (beside the named lists).
+OWN_LIST = "own list"
+
+
+def stop_list_label(choice: str) -> str:
+    """How the Features page shows a stop-list choice."""
+    from hbnlab.text.stopwords import STOPLIST_DESCRIPTIONS
+
+    if choice == OWN_LIST:
+        return f"{OWN_LIST}: a file you upload, one word per line"
+    return f"{choice}: {STOPLIST_DESCRIPTIONS[choice]}"
+
+
+def stop_list_choice(stopwords: str) -> str:
+    """The Features page's choice for a config's ``stopwords`` (an uploaded list is :data:`OWN_LIST`)."""
+    from hbnlab.pipeline.stop_lists import is_own_stop_list
+
+    return OWN_LIST if is_own_stop_list(stopwords) else stopwords
+
+
+def stop_words_setting(choice: str, current: str, data: bytes | None = None, filename: str = "") -> str:
+    """The config's ``stopwords`` for the Features page's choice: a named list as it is; for
+    :data:`OWN_LIST` the uploaded file (``data``, stored in the data home, errors naming the file and
+    line) or, without a new file, the uploaded list the config holds already."""
+    from hbnlab.pipeline.stop_lists import is_own_stop_list, store_own_stop_list
+    from hbnlab.text.stopwords import StopListError
+
+    if choice != OWN_LIST:
+        return choice
+    if data is not None:
+        return store_own_stop_list(data, filename)
+    if is_own_stop_list(current):
+        return current
+    raise StopListError("Stop words 'own list': upload a text file of one word per line (UTF-8) first")
