@@ -160,7 +160,8 @@ def cmd_reproduce(args) -> int:
             print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
         else:
             print(f"The rows of Table 4.10: breakeven (%) on the test set of {data.corpus_name}, "
-                  f"{len(data.categories)} classes (the thesis's values apply to Reuters-21578 only)")
+                  f"{len(data.categories)} classes (the thesis's values apply to Reuters-21578's 10 most frequent "
+                  f"classes with the thesis's stop list only)")
         print(thesis.format_table(result))
     elif target in rep.VALIDATION_TARGETS:
         result = rep.validation_table(_protocol_data(args), target, n_restarts=args.n_restarts, n_jobs=args.n_jobs,

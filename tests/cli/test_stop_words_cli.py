@@ -81,6 +81,8 @@ def test_reproduce_table_4_10_records_the_stop_list(questions, tmp_path, capsys)
     out = tmp_path / "t.json"
     assert main(["reproduce", "table-4.10", "--corpus", questions, "--rows", "NB:3", "--cv", "2", "--n-jobs", "1",
                  "--stop-words", "none", "--json", str(out)]) == 0
+    assert "the thesis's values apply to Reuters-21578's 10 most frequent classes with the thesis's stop list only" \
+        in capsys.readouterr().out
     corpus = json.loads(out.read_text())["corpus"]
     assert corpus["indexing"]["stopwords"] == "none"
     assert corpus["empty_documents"] == {"train": 0, "test": 0}
