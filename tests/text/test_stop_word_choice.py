@@ -175,3 +175,15 @@ def test_an_uploaded_list_is_stored_by_content_and_read_back_by_the_config(tmp_p
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path / "elsewhere"))
     with pytest.raises(StopListError, match="is not in this data home .*upload the list again"):
         cfg.indexing_dict()
+
+
+def test_a_manifest_carries_a_named_or_listed_stop_list():
+    from hbnlab.experiments.manifest import ExperimentManifest
+
+    base = {"name": "m", "corpus": {"kind": "synthetic", "seed": 1, "size": 500}, "n_categories": 2,
+            "classifiers": [{"name": "NB"}], "n_features": 10}
+    for stop in ("english", ["who", "is"]):
+        m = ExperimentManifest.from_dict({**base, "indexing": {"stopwords": stop}})
+        assert m.indexing.stopwords == (stop if isinstance(stop, str) else tuple(stop))
+        again = ExperimentManifest.from_dict(json.loads(json.dumps(m.to_dict())))
+        assert again.indexing == m.indexing
