@@ -15,7 +15,9 @@ with c1:
 label, classifier = job_outputs.unit_parts(unit)
 with c2:
     query = st.text_input("Find a document by id or text", key="x_query",
-                          placeholder=f"e.g. a word typical of {label}")
+                          placeholder=f"e.g. a word typical of {label}",
+                          help="A document id, or words the document holds as whole words (any order and case: "
+                               "oil finds Oil, not boil); \"a phrase\" in double quotes as written.")
 docs = job_outputs.ranked_documents(job_id, unit, query)
 st.caption(f"{len(docs)} evaluation document(s), highest P({widgets.md_escape(label)} | document) first")
 st.dataframe(docs.head(200), hide_index=True, height=220, key="x_docs",
@@ -23,9 +25,11 @@ st.dataframe(docs.head(200), hide_index=True, height=220, key="x_docs",
 if docs.empty:
     st.stop()
 ids = docs["doc_id"].tolist()
-remembered = state.recall(state.EXPLAIN_DOC)
-doc_id = st.selectbox("Document", ids, index=ids.index(remembered) if remembered in ids else 0, key="x_doc")
+st.session_state["x_doc"] = views.pick_document(ids, (job_id, unit), state.recall(state.EXPLAIN_DOC),
+                                                state.recall(state.EXPLAIN_SHOWN), st.session_state.get("x_doc"))
+doc_id = st.selectbox("Document", ids, key="x_doc")
 state.remember(state.EXPLAIN_DOC, doc_id)
+state.remember(state.EXPLAIN_SHOWN, (job_id, unit, doc_id))
 
 with widgets.readable_errors():
     ex = job_outputs.explain(job_id, unit, doc_id)

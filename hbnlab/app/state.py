@@ -19,7 +19,10 @@ LAST_TRAIN_JOB = "hbnlab.last_train_job"
 #: in the picker sets it, never a submission.
 TUNE_JOB = "hbnlab.tune_job"
 EVAL_JOB = "hbnlab.eval_job"
+#: The document Explain is asked to show (by its picker or another page) and the ``(job, unit,
+#: document)`` it showed last (another model then starts at its own ranking's first document).
 EXPLAIN_DOC = "hbnlab.explain_doc"
+EXPLAIN_SHOWN = "hbnlab.explain_shown"
 FLASH = "hbnlab.flash"
 #: The last job submission of the Training / Tuning page (see widgets.submission_note).
 TRAIN_NOTE = "hbnlab.train_note"
@@ -145,4 +148,4 @@ __all__ = ["ExperimentConfig", "get_config", "set_config", "update_config", "cha
            "sync_query_params",
            "load_config", "config_warnings", "flash", "pop_flash", "remember", "recall", "on_config_change", "CONFIG",
            "LAST_TRAIN_JOB", "TUNE_JOB", "EVAL_JOB", "EXPLAIN_DOC", "TRAIN_NOTE", "TUNE_NOTE",
-           "SETTINGS_NOTE", "SETTINGS_WIDGET_PREFIXES"]
+           "SETTINGS_NOTE", "SETTINGS_WIDGET_PREFIXES", "EXPLAIN_SHOWN"]

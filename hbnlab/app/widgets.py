@@ -360,13 +360,45 @@ def unit_picker(outputs, *, key: str, label: str = "Model") -> str:
     return st.selectbox(label, outputs.columns, key=key, format_func=lambda k: " · ".join(job_outputs.unit_parts(k)))
 
 
+def forget(*keys: str) -> None:
+    """Drop these widgets' values (an ``on_change`` callback: a choice that changes another
+    widget's options starts that widget afresh)."""
+    for k in keys:
+        st.session_state.pop(k, None)
+
+
+def follow_row(event, key: str, *, forget: tuple = ()) -> None:
+    """Make a row clicked in an ``st.dataframe(on_select="rerun", selection_mode="single-row")`` the
+    value of the selectbox ``key`` (whose options are the table's row numbers), once per click: the
+    table's selection persists across reruns, so a later choice in the selectbox stands."""
+    rows = list(event.selection.rows) if event is not None else []
+    seen = f"{key}.clicked"
+    if rows and rows[0] != st.session_state.get(seen):
+        st.session_state[key] = rows[0]
+        for k in forget:
+            st.session_state.pop(k, None)
+    st.session_state[seen] = rows[0] if rows else None
+
+
 # --------------------------------------------------------------------------- jobs
 def _job_actions(records, key: str) -> None:
     ids = [r.id for r in records]
     if not ids:
         return
+    # The picker starts on the newest job and a choice holds only while no newer job comes: a job
+    # just submitted is the one Cancel acts on.  Its widget key names the newest job (as
+    # job_picker's), so a browser that still reports the old selection cannot pin it.
+    newest, pin_key = ids[0], f"{key}_job.pinned"
+    pinned = state.recall(pin_key)
+    chosen = pinned[1] if pinned and pinned[0] == newest and pinned[1] in ids else newest
+    widget_key = job_picker_key(f"{key}_job", newest)
+    st.session_state[widget_key] = chosen
+
+    def pin():
+        state.remember(pin_key, (newest, st.session_state[widget_key]))
+
     c1, c2, c3, c4, c5 = st.columns([2, 1, 1, 1, 1], vertical_alignment="bottom")
-    jid = c1.selectbox("Job", ids, key=f"{key}_job", format_func=lambda i: f"#{i}")
+    jid = c1.selectbox("Job", ids, key=widget_key, format_func=lambda i: f"#{i}", on_change=pin)
     rec = next(r for r in records if r.id == jid)
     if c2.button("Cancel", key=f"{key}_cancel", disabled=rec.state not in ACTIVE, icon=":material/stop:"):
         services.cancel_job(jid)

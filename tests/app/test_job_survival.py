@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 from app_testutil import frame_with, no_exceptions, wait_for_jobs
 
+from hbnlab.app.widgets import job_picker_key
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # An "app process": the workbench's services in bare mode (no browser), submitting one job.
@@ -97,7 +99,8 @@ def test_app_restart_interrupts_then_resume_reuses_finished_models(app, data_hom
     no_exceptions(app)
     table = frame_with(app, "state", "attempt")
     assert table.loc[table["id"] == job_id, "state"].tolist() == ["interrupted"]
-    app.selectbox(key="train_jobs_job").set_value(job_id).run()
+    newest = max(r.id for r in services.list_jobs())
+    app.selectbox(key=job_picker_key("train_jobs_job", newest)).set_value(job_id).run()
     app.button(key="train_jobs_resume").click().run()
     no_exceptions(app)
     (rec,) = wait_for_jobs(240, ids=[job_id])

@@ -7,6 +7,8 @@ import time
 import pytest
 from app_testutil import frame_with, no_exceptions, submit_training, texts, wait_for_jobs
 
+from hbnlab.app.widgets import job_picker_key
+
 PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "compare", "export"]
 
 
@@ -237,7 +239,7 @@ def test_cancel_from_the_job_table_stops_the_job(app):
         time.sleep(0.05)
     app.run()
     assert frame_with(app, "state", "attempt")["state"].tolist() == ["running"]
-    app.selectbox(key="train_jobs_job").set_value(1)
+    app.selectbox(key=job_picker_key("train_jobs_job", 1)).set_value(1)      # the newest job: the picker's own
     app.button(key="train_jobs_cancel").click().run()
     (rec,) = wait_for_jobs(30)
     assert rec.state == "cancelled", (rec.state, rec.error)

@@ -2,6 +2,8 @@
 corpus name as every page shows it (synthetic corpora always marked)."""
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from hbnlab.corpus.encoding import BINARY_REASON, Replacement
@@ -98,15 +100,14 @@ def encoding_report(meta: dict) -> dict:
 
 def query_terms(query: str) -> list[str]:
     """The parts of a search query: quoted phrases as written, every other word on its own."""
-    import re
-
     parts = [m.group(1) or m.group(2) for m in re.finditer(r'"([^"]+)"|(\S+)', query)]
     return [p.strip() for p in parts if p.strip()]
 
 
 def search_documents(corpus, query: str = "", *, split: str = "all", limit: int = 200) -> pd.DataFrame:
     """Documents whose id equals ``query`` or whose text (title and body) contains every word of
-    it, in any order (case-insensitive); a phrase in double quotes must occur as written.
+    it as a word, in any order (case-insensitive: "oil" finds "Oil," but not "boil"); a phrase in
+    double quotes must occur as written.
 
     Returns columns ``id, split, labels, title, preview`` (at most ``limit`` rows, corpus order).
     """
@@ -116,8 +117,8 @@ def search_documents(corpus, query: str = "", *, split: str = "all", limit: int 
     q = (query or "").strip()
     if q:
         hit = df["text"].notna()
-        for part in query_terms(q):
-            hit &= df["text"].str.contains(part, case=False, regex=False)
+        for part in query_terms(q):       # a whole word: no letter or digit just before or after
+            hit &= df["text"].str.contains(rf"(?<!\w){re.escape(part)}(?!\w)", case=False, regex=True)
         df = df[(df["id"] == q) | hit]
     out = df.head(int(limit)).copy()
     out["preview"] = out["text"].str.replace(r"\s+", " ", regex=True).str.slice(0, 140)

@@ -313,3 +313,21 @@ def chart_terms(terms: pd.DataFrame, n: int = 30) -> pd.DataFrame:
 def shown_frame(frame: pd.DataFrame):
     """``frame`` for display: numbers to 3 decimals, a missing number blank (never ``nan``)."""
     return frame.style.format(precision=3, na_rep="")
+
+
+def pick_document(ids: list, model: tuple, requested, shown, current):
+    """The document Explain shows from ``ids`` (its model's ranking, best first).
+
+    ``requested``: the document last asked for (by this page or another, e.g. Evaluation's
+    "Open in Explain"); ``shown``: ``(job, unit, document)`` this page showed last; ``current``: the
+    page's document picker.  A request from elsewhere wins; another model (``model`` = ``(job,
+    unit)``) starts at its own first document (a document of the previous model's ranking would be
+    described by a caption about another ranking); else the picker's choice stays.
+    """
+    if not ids:
+        return None
+    if shown is None or requested != shown[2]:
+        return requested if requested in ids else ids[0]
+    if tuple(shown[:2]) != tuple(model):
+        return ids[0]
+    return current if current in ids else (requested if requested in ids else ids[0])
