@@ -35,6 +35,7 @@ from hbnlab.app.views.structure import dot_layout, model_dot, model_summary, sta
 
 __all__ = ["corpus_overview", "corpus_label", "search_documents", "feature_table", "score_format",
            "selected_terms_overview",
-           "tree_summary", "stable_tree_dot", "dot_layout", "model_dot", "model_summary", "TrainOutputs", "Explanation", "explain_document",
+           "tree_summary", "stable_tree_dot", "dot_layout", "model_dot", "model_summary", "TrainOutputs", "Explanation",
+           "explain_document",
            "highlight_html", "jobs_frame", "progress_text", "tuning_frame", "per_class_tuning_frame", "export_tables",
            "experiment_result", "markdown_report", "SYNTHETIC_BADGE"]
