@@ -129,6 +129,8 @@ def test_explain_document_of_a_certain_model_is_finite_and_worded(certain_data, 
         if np.isinf(ex.log_odds):
             assert "makes the model certain" in apple["effect"] and np.isnan(apple["contribution"])
             assert "Δ decides" in ex.tree_dot
+            # the deciding term counts as evidence, present (towards the class) or absent (away from it)
+            assert ("towards the class: apple" if "A" in doc.labels else "away from the class: apple") in ex.verdict
     assert certain >= 5, "the fixture is meant to make the model certain of the A documents"
 
 

@@ -295,11 +295,11 @@ def explain_document(est, data, doc, *, label: str, classifier: str) -> Explanat
     terms = terms.reindex(size.sort_values(ascending=False, kind="stable").index).reset_index(drop=True)
     weights = {t: float(c) for t, c, p in zip(terms["term"], terms["contribution"], terms["present"]) if p}
     text_html = highlight_html(text, indexer.token_spans(text), weights)
-    terms["contribution"] = terms["contribution"].where(np.isfinite(terms["contribution"]))
     truth = label in doc.labels
     certainty = certainty_text(z, label, deciding or [t for t, c in zip(names, term_contrib) if np.isinf(c)])
     verdict = (f"{classifier} gives P({label} | document) = {probability_text(z)} (log-odds {log_odds_text(z)}); "
                f"the document {'is' if truth else 'is not'} labelled {label}. " + evidence_summary(terms))
+    terms["contribution"] = terms["contribution"].where(np.isfinite(terms["contribution"]))   # shown blank
     return Explanation(doc.id, label, classifier, prob, z, truth, text_html, terms, method, tree_dot, nodes, verdict,
                        certainty, probability_text(z), log_odds_text(z))
 
