@@ -33,18 +33,22 @@ else:
     st.caption("One-of-n accuracy: each document is given the class with the highest score (ties: the first "
                "class); the share given its true class. It equals micro F1@1 below.")
     c1, c2 = st.columns([1, 2])
-    cm_classifier = c1.selectbox("Confusions of", out.classifiers, key="e_cm_classifier")
+    cm_classifier = c1.selectbox("Confusions of", out.classifiers, key="e_cm_classifier",
+                                 on_change=widgets.forget, args=("e_confusion", "e_cm_doc"))
     matrix, confusions = job_outputs.confusions(job_id, cm_classifier)
-    c1.dataframe(confusions, hide_index=True, key="e_confusions", height=widgets.table_height(confusions),
-                 column_config={"share of true": st.column_config.NumberColumn(format="%.2f")})
+    clicked = c1.dataframe(confusions, hide_index=True, key=f"e_confusions:{cm_classifier}", on_select="rerun",
+                           selection_mode="single-row", height=widgets.table_height(confusions),
+                           column_config={"share of true": st.column_config.NumberColumn(format="%.2f")})
+    widgets.follow_row(clicked, "e_confusion", forget=("e_cm_doc",))
     c2.plotly_chart(charts.confusion_heatmap(matrix, out.classes, title=f"{cm_classifier}: true class x given "
                                              "class (diagonal left out)"), key="e_cm_chart")
     if confusions.empty:
         st.success(f"{widgets.md_escape(cm_classifier)} gives every evaluation document its true class.")
     else:
         cells = list(confusions.itertuples(index=False))
-        cell = st.selectbox("Documents of the confusion", range(len(cells)), key="e_confusion",
-                            format_func=lambda k: f"{cells[k].true} given {cells[k].given} ({cells[k].documents})")
+        cell = st.selectbox("Documents of the confusion (or click a row above)", range(len(cells)), key="e_confusion",
+                            format_func=lambda k: f"{cells[k].true} given {cells[k].given} ({cells[k].documents})",
+                            on_change=widgets.forget, args=("e_cm_doc",))
         true, given = cells[cell].true, cells[cell].given
         docs = job_outputs.confused_documents(job_id, cm_classifier, true, given)
         st.dataframe(docs, hide_index=True, key="e_cm_docs", height=widgets.table_height(docs),

@@ -108,3 +108,28 @@ def test_accuracy_is_na_with_the_reason_on_a_multi_label_corpus(app):
     assert not app.get("selectbox") or all(s.key != "e_confusion" for s in app.selectbox)
     # the synthetic corpus's ranking table keeps its columns
     assert "accuracy" not in frame_with(app, "micro breakeven", "macro breakeven", index=False).columns
+
+
+def _clicked_table_script():
+    from types import SimpleNamespace as N
+
+    import streamlit as st
+
+    from hbnlab.app import widgets
+
+    widgets.follow_row(N(selection=N(rows=st.session_state.get("clicked", []))), "pick", forget=("doc",))
+    st.selectbox("pick", range(3), key="pick")
+    st.selectbox("doc", ["x", "y"], key="doc")
+
+
+def test_a_clicked_row_chooses_the_confusion_once():
+    """The confusions table's row click drives the selectbox; a later choice in the selectbox stands."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_clicked_table_script, default_timeout=60).run()
+    at.selectbox(key="doc").set_value("y").run()
+    at.session_state["clicked"] = [2]
+    at.run()
+    assert at.selectbox(key="pick").value == 2 and at.selectbox(key="doc").value == "x"
+    at.selectbox(key="pick").set_value(1).run()
+    assert at.selectbox(key="pick").value == 1  # the table still reports row 2: the choice stands
