@@ -101,7 +101,8 @@ def use_settings(job_id: int) -> None:
     for key, value_of in TRAINING_WIDGETS.items():
         st.session_state[key] = value_of(settings)
     state.load_config(settings.config)
-    note = f"Loaded the settings of job #{job_id}: {settings.describe()}."
+    where = services.config_corpus_label(settings.config)
+    note = f"Loaded the settings of job #{job_id} on {where}: {settings.describe()}."
     if settings.class_settings:
         note += (" It also had per-class settings (a tuning job's best cells) that the form cannot hold: Train "
                  "runs the form's common settings.")
