@@ -2,7 +2,8 @@
 
 Learn opened in presentation mode (``?present=1``): the arrow keys through the first clustering steps,
 then the EM and Inference sections (each arrow must move one step); back to the normal page; the
-Training page's "Quick demo" on Reuters to a finished job; Explain, Structure and Evaluation.  Prints
+Training page's "Quick demo" on Reuters to a finished job and "Use these settings" on it; Explain,
+Structure and Evaluation.  Prints
 what each arrow did and any error line on Evaluation; screenshots go to ``--shots`` (look at them).
 
 Usage (from the repository root, after ``bash scripts/setup.sh --dev``)::
@@ -71,6 +72,11 @@ def main() -> None:
             page.wait_for_timeout(2500)
             _idle(page)
             shot(page, "c06_training_demo")
+            # the preset ran a job of its own and left the settings alone: take its settings for the
+            # pages that follow (Structure draws the current settings' network)
+            page.get_by_role("button", name="Use these settings").click()
+            page.get_by_text(re.compile(r"Loaded the settings of job #1")).wait_for(timeout=60_000)
+            _idle(page)
             for k, title in enumerate(("Explain", "Structure", "Evaluation"), 7):
                 _nav(page, title)
                 page.wait_for_timeout(1500)

@@ -29,7 +29,7 @@ def _recorder(monkeypatch):
 SETTING_KINDS = ("selectbox", "multiselect", "number_input", "radio", "text_input", "checkbox", "toggle", "slider",
                  "select_slider", "text_area")
 #: Widgets of the Training page that show a job, not a setting.
-NOT_SETTINGS = ("t_trace_job@", "t_trace_units", "t_stage_")
+NOT_SETTINGS = ("t_trace_job@", "t_trace_units")
 
 
 def page_widgets(at, prefix: str) -> dict:
