@@ -55,7 +55,8 @@ else:
                      column_config={c: st.column_config.NumberColumn(format="%.3f") for c in docs.columns[1:]})
         c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
         doc_id = c1.selectbox("Document", docs["doc_id"].tolist(), key="e_cm_doc")
-        if c2.button(f"Open in Explain ({given} model)", key="e_open_explain", icon=":material/lightbulb:"):
+        if c2.button(f"Open in Explain ({widgets.md_escape(given)} model)", key="e_open_explain",
+                     icon=":material/lightbulb:"):
             state.remember(state.EXPLAIN_DOC, doc_id)
             st.session_state["x_unit"] = f"{given}|{cm_classifier}"  # the Explain page's model picker
             st.switch_page("pages/explain.py")

@@ -6,24 +6,25 @@ from __future__ import annotations
 import csv
 import io
 
-from app_testutil import frame_with, no_exceptions, submit_training, texts, wait_for_jobs
+from app_testutil import HOSTILE, frame_with, no_exceptions, submit_training, texts, unescaped_hostile, wait_for_jobs
 
 WORDS = {"sport": "ball goal team match coach league", "politics": "vote party election law senate minister",
          "business": "market stock price trade profit bank"}
 
 
-def single_label_csv() -> bytes:
+def single_label_csv(names=None) -> bytes:
     """Three classes, ten training documents each; the test set holds one document of each class
-    written in another class's words, so each classifier confuses it."""
+    written in another class's words, so each classifier confuses it.  ``names``: other class names."""
     rows = []
-    for c, words in WORDS.items():
+    words_of = dict(zip(names or WORDS, WORDS.values()))
+    for c, words in words_of.items():
         w = words.split()
         for k in range(10):
             rows.append((f"{c}{k:02d}", " ".join(w[(k + i) % len(w)] for i in range(4)), c, "train"))
         rows.append((f"{c}-t", " ".join(w[:4]), c, "test"))
-    others = list(WORDS)
+    others = list(words_of)
     for n, c in enumerate(others):
-        wrong = WORDS[others[(n + 1) % 3]].split()
+        wrong = words_of[others[(n + 1) % 3]].split()
         rows.append((f"{c}-odd", " ".join(wrong[1:5]), c, "test"))
     buf = io.StringIO()
     w = csv.writer(buf)
@@ -32,14 +33,14 @@ def single_label_csv() -> bytes:
     return buf.getvalue().encode("utf-8")
 
 
-def _train(app, classifiers, upload=True):
+def _train(app, classifiers, upload=True, names=None):
     if not upload:
         app.query_params = {"synthetic_size": "600", "n_features": "10"}
     app.run()
     app.button(key="start_synthetic").click().run()
     if upload:
         app.radio(key="corpus_source").set_value("upload").run()
-        app.file_uploader(key="corpus_upload").upload("news.csv", single_label_csv(), "text/csv").run()
+        app.file_uploader(key="corpus_upload").upload("news.csv", single_label_csv(names), "text/csv").run()
         no_exceptions(app)
         assert not app.error, texts(app, "error")
     app.switch_page("pages/features.py").run()
@@ -133,3 +134,12 @@ def test_a_clicked_row_chooses_the_confusion_once():
     assert at.selectbox(key="pick").value == 2 and at.selectbox(key="doc").value == "x"
     at.selectbox(key="pick").set_value(1).run()
     assert at.selectbox(key="pick").value == 1  # the table still reports row 2: the choice stands
+
+
+def test_confusions_of_hostile_class_names_are_shown_as_text(app):
+    """Class names are corpus data: the confusion picker, the button and the heatmap show them as text."""
+    names = [HOSTILE[0], HOSTILE[3], "<img/src=x/onerror=alert(1)>"]
+    _train(app, ["NB"], names=names)
+    assert app.selectbox(key="e_confusion").options
+    assert not unescaped_hostile(app), unescaped_hostile(app)
+    assert any(n in app.button(key="e_open_explain").label.replace("\\", "") for n in names)
