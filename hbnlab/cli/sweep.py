@@ -4,7 +4,7 @@
                  [--categories all|top10|a,b,c] [--clusterings avg,or,dep]
                  [--B 3,5,7,9] [--alpha 0.03,0.06 | --alpha avg:0,0.05 --alpha dep:100,170]
                  [--n-features 30] [--hidden-states 2,3] [--choose per-category|global]
-                 [--n-restarts 64] [--tol 1e-4]
+                 [--n-restarts 64] [--tol 1e-4] [--stop-words none|thesis|english|PATH]
                  [--final-only] [--baselines NB|none] [--seed 0]
                  [--dask [ADDRESS] | env HBNLAB_DASK_SCHEDULER | --local] [--workers N]
                  [--registry PATH] [--sweep-id ID] [--out DIR] [--no-report]
@@ -30,7 +30,15 @@ import time
 from pathlib import Path
 
 from hbnlab.bounds import N_RESTARTS
-from hbnlab.cli.common import CLIError, add_corpus_options, add_validation_options, corpus_from_args, parse_list
+from hbnlab.cli.common import (
+    CLIError,
+    add_corpus_options,
+    add_indexing_options,
+    add_validation_options,
+    corpus_from_args,
+    indexing_from_args,
+    parse_list,
+)
 
 __all__ = ["register", "cmd_sweep", "TerminalProgress", "parse_alpha", "parse_states"]
 
@@ -212,10 +220,11 @@ def cmd_sweep(args) -> int:
         return 0
 
     config = _config(args)
+    indexing = indexing_from_args(args)
     t0 = time.perf_counter()
     corpus = corpus_from_args(args, log=print)
     try:
-        data = sw.prepare_sweep_data(corpus, config)
+        data = sw.prepare_sweep_data(corpus, config, indexing=indexing)
     except sw.SweepError as e:
         raise CLIError(str(e)) from None
     t_data = time.perf_counter() - t0
@@ -286,6 +295,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("sweep", help="tune and test HBN classifiers on many categories as jobs "
                                             "(local pool or Dask)")
     add_corpus_options(p, default="reuters", seed_flag="--corpus-seed")
+    add_indexing_options(p)
     add_validation_options(p)
     p.add_argument("--categories", default="all", help="all | topK (e.g. top10) | comma list of names")
     p.add_argument("--clusterings", default="avg,or,dep")

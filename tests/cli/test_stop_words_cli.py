@@ -92,3 +92,21 @@ def test_reproduce_table_4_10_records_the_stop_list(questions, tmp_path, capsys)
 def test_reproduce_refuses_the_flag_where_the_protocol_fixes_the_list(target, capsys):
     assert main(["reproduce", target, "--stop-words", "english"]) == 2
     assert "--stop-words applies to the thesis's tables (table-4.x), not to" in capsys.readouterr().err
+
+
+def test_sweep_indexes_with_the_stop_list_and_a_new_list_is_a_new_sweep(questions, capsys):
+    from hbnlab.cli import build_parser
+    from hbnlab.cli.sweep import default_sweep_id
+    from hbnlab.experiments import sweep as sw
+    from hbnlab.pipeline.corpus_spec import load_named_corpus
+    from hbnlab.text import IndexingConfig
+
+    args = build_parser().parse_args(["sweep", "--corpus", questions, "--stop-words", "none"])
+    assert args.stop_words == "none"
+    corpus = load_named_corpus(questions)
+    config = sw.SweepConfig(categories="all", clusterings=("or",), B=(3,), alpha={"or": (0.0,)}, n_features=(2,),
+                            cv=2, baselines=())
+    thesis = sw.prepare_sweep_data(corpus, config)
+    none = sw.prepare_sweep_data(corpus, config, indexing=IndexingConfig(stopwords="none"))
+    assert "who" in none.names and "who" not in thesis.names
+    assert default_sweep_id(config, none) != default_sweep_id(config, thesis)

@@ -143,14 +143,15 @@ def resolve_categories(corpus, categories) -> list[str]:
     return list(categories)
 
 
-def prepare_sweep_data(corpus, config: SweepConfig, *, progress=None) -> SweepData:
-    """Index ``corpus`` the thesis's way (:func:`hbnlab.pipeline.data.prepare`), score
-    the terms for the sweep's categories and keep what the cells need."""
+def prepare_sweep_data(corpus, config: SweepConfig, *, indexing=None, progress=None) -> SweepData:
+    """Index ``corpus`` the thesis's way (:func:`hbnlab.pipeline.data.prepare`; ``indexing``, an
+    :class:`hbnlab.text.IndexingConfig`, for another stop list), score the terms for the sweep's
+    categories and keep what the cells need."""
     from hbnlab.pipeline.store import prepare_cached
 
     cats = resolve_categories(corpus, config.categories)
     pdata = prepare_cached(corpus, categories=cats, validation=config.validation, cv=config.cv or None,
-                           random_state=config.random_state, progress=progress)
+                           random_state=config.random_state, indexing=indexing, progress=progress)
     return SweepData.from_protocol(pdata, max(config.n_features))
 
 
