@@ -1,7 +1,8 @@
 """The workbench in a real browser, round 2 (Reuters-21578 from $HBNLAB_REUTERS_DIR):
 
 1. a naive Bayes job on the synthetic corpus, then the "Quick demo" preset (Reuters, 3 classes,
-   HBN-OR and NB, 16 restarts) -- its wall time from the click to the finished job is printed;
+   HBN-OR and NB, 16 restarts) -- its wall time from the click to the finished job is printed -- and
+   "Use these settings" on its job (a preset leaves the settings alone);
 2. the result pages follow the newest job; pinning the synthetic job marks it as trained on
    another corpus than the current one;
 3. Compare: the demo's two classifiers side by side with paired-bootstrap intervals;
@@ -100,6 +101,11 @@ def test_two_corpora_demo_preset_compare_and_page_times(server):
         assert rec.spec.params["config"]["corpus"] == "reuters" and len(rec.spec.params["classes"]) == 3
         print(f"quick demo preset: {demo_seconds:.1f} s wall from the click to the finished job "
               f"(3 classes, HBN-OR + NB, 16 restarts)")
+        # the preset left the settings (the synthetic corpus) alone: take the demo's for what follows
+        page.get_by_text("Job #2: HBN-OR, NB on").wait_for(timeout=60_000)
+        _idle(page)
+        page.get_by_role("button", name="Use these settings").click()
+        page.get_by_text(re.compile(r"Loaded the settings of job #2")).wait_for(timeout=60_000)
 
         # the Evaluation page follows the newest job; pinning job 1 marks its other corpus
         _nav(page, "Evaluation")
