@@ -32,7 +32,7 @@ else:
     st.dataframe(accuracy, key="e_accuracy", column_config={"accuracy": st.column_config.NumberColumn(format="%.1f")})
     st.caption("One-of-n accuracy: each document is given the class with the highest score (ties: the first "
                "class); the share given its true class. It equals micro F1@1 below.")
-    c1, c2 = st.columns([1, 2])
+    c1, c2 = st.columns([2, 3])
     cm_classifier = c1.selectbox("Confusions of", out.classifiers, key="e_cm_classifier",
                                  on_change=widgets.forget, args=("e_confusion", "e_cm_doc"))
     matrix, confusions = job_outputs.confusions(job_id, cm_classifier)
