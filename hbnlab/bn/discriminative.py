@@ -81,6 +81,8 @@ class ConditionalFit:
         ``sum_d log P(c_d | f_d)`` of the training documents at the fitted tables.
     start_conditional_log_likelihood : float
         The same at the start (the smoothed generative tables).
+    start : TreeParameters
+        The start and centre of the prior (:func:`smoothed_tables` of the EM's solution).
     objective : list of float
         The penalised objective at every L-BFGS iterate, the start first (never decreasing).
     n_iter : int
@@ -93,6 +95,7 @@ class ConditionalFit:
     children_p_on: np.ndarray | None
     conditional_log_likelihood: float
     start_conditional_log_likelihood: float
+    start: TreeParameters
     objective: list
     n_iter: int
     converged: bool
@@ -134,7 +137,8 @@ class _Problem:
         self.nodes = learned_nodes(self.tree)
         self.shapes = [params.cpts[i].shape for i in self.nodes]
         self.sizes = [int(np.prod(s)) for s in self.shapes]
-        w0 = [np.log(params.cpts[i]).ravel() for i in self.nodes]
+        with np.errstate(divide="ignore"):
+            w0 = [np.log(params.cpts[i]).ravel() for i in self.nodes]
         self.Xc = None
         if children_p_on is not None and np.asarray(children_p_on).shape[1] > 0:
             p = np.asarray(children_p_on, dtype=np.float64)
@@ -172,14 +176,16 @@ class _Problem:
         return TreeParameters(self.tree, tables), p_on
 
     # ------------------------------------------------------------------ value and gradient
-    def _log_odds(self, cpts, kids) -> np.ndarray:
-        """Per document log P(C=1 | f) - log P(C=0 | f) of the whole model."""
+    def _tree_log_odds(self, cpts) -> np.ndarray:
+        """Per pattern log P(C=1 | f) - log P(C=0 | f) of the tree alone."""
         if self.direction == "hbn":
-            lo = K.hbn_class_log_odds(self.plan, cpts)[0]
-        else:
-            lj = HK.hnb_root_logjoint(self.plan, cpts)[0]
-            lo = lj[:, 1] - lj[:, 0]
-        lo = lo[self.inverse]
+            return K.hbn_class_log_odds(self.plan, cpts)[0]
+        lj = HK.hnb_root_logjoint(self.plan, cpts)[0]
+        return lj[:, 1] - lj[:, 0]
+
+    def _log_odds(self, cpts, kids, tree_lo=None) -> np.ndarray:
+        """Per document log P(C=1 | f) - log P(C=0 | f) of the whole model."""
+        lo = (self._tree_log_odds(cpts) if tree_lo is None else tree_lo)[self.inverse]
         if kids is not None:
             on = kids[:, 1, 1] - kids[:, 0, 1]
             off = kids[:, 1, 0] - kids[:, 0, 0]
@@ -194,13 +200,14 @@ class _Problem:
     def value_and_grad(self, w) -> tuple[float, np.ndarray]:
         """The penalised CLL and its gradient in ``w``."""
         cpts, kids = self.tables(w)
-        lo = self._log_odds(cpts, kids)
+        tree_lo = self._tree_log_odds(cpts)
+        lo = self._log_odds(cpts, kids, tree_lo)
         cll = float(np.sum(log_expit(np.where(self.y > 0, lo, -lo))))
         r = self.y - np.exp(log_expit(lo))                                  # 1[c = 1] - P(C=1 | f)
         s = np.bincount(self.inverse, weights=r, minlength=self.P)
         grad = np.empty_like(w)
         if self.nodes:
-            D = self._count_difference(cpts, s)
+            D = self._count_difference(cpts, s, tree_lo)
             off = 0
             for i, shape, size in zip(self.nodes, self.shapes, self.sizes):
                 theta = cpts[i][0]
@@ -219,10 +226,16 @@ class _Problem:
         grad -= self.penalty * diff
         return value, grad
 
-    def _count_difference(self, cpts, s) -> dict:
+    def _count_difference(self, cpts, s, tree_log_odds=None) -> dict:
         """``D = sum_p s_p (E[N | C=1, f_p] - E[N | C=0, f_p])`` per learned node.  The HBN's E-step
         runs per pattern: its sub-pattern route clips a child's posterior numerator to [0, total],
         which holds for non-negative weights only, while ``s`` is signed."""
+        if self.direction == "hbn" and self.tree.is_binary and tree_log_odds is not None:
+            # one downward pass with the class message 1 / P(C=1 | f), -1 / P(C=0 | f)
+            lo = np.clip(tree_log_odds, -700.0, 700.0)
+            message = np.stack([-(1.0 + np.exp(lo)), 1.0 + np.exp(-lo)], axis=-1)[None]
+            n, _ = K.hbn_estep(self.plan, cpts, None, s, class_message=message)
+            return {i: n[i][0] for i in self.nodes}
         ones = np.ones(self.P, dtype=np.int8)
         zeros = np.zeros(self.P, dtype=np.int8)
         if self.direction == "hbn":
@@ -287,7 +300,7 @@ def fit_conditional(params: TreeParameters, X, y, *, children_p_on=None, X_child
     return ConditionalFit(
         params=fitted, children_p_on=p_on,
         conditional_log_likelihood=prob.conditional_log_likelihood(w),
-        start_conditional_log_likelihood=prob.conditional_log_likelihood(prob.w0),
+        start_conditional_log_likelihood=prob.conditional_log_likelihood(prob.w0), start=params,
         objective=trace, n_iter=int(res.nit), converged=bool(res.success), penalty=float(penalty),
         seconds=time.process_time() - t0,
     )

@@ -716,7 +716,8 @@ def _hbn_class_evidence(plan: TreePlan, cpts, y, counts, per_pattern: bool = Fal
     return q, cache, ll, {0: segment_sum(plan.nodes[0].Seg, rho0 * counts[None, :, None])}
 
 
-def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, per_pattern: bool | None = None):
+def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, per_pattern: bool | None = None,
+              class_message=None):
     """Exact E-step of an HBN with the class and all features observed.
 
     The downward pass carries, for each node ``i``, ``g_i[u, s] = sum over the patterns p of
@@ -729,6 +730,14 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
     ``rho_i`` per pattern instead: the same arithmetic on the patterns, an independent route to
     the same counts.
 
+    ``class_message`` (R, P, 2), a binary tree only: the class's per-pattern message rho_0 given
+    instead of the observed class's ``onehot(c_p) / P(c_p | f_p)`` (``y`` is then unused and
+    ``ll_conditional`` is 0).  The counts are linear in it and in ``counts``, which may then be
+    signed: ``sum_p s_p (E[N | C=1, f_p] - E[N | C=0, f_p])`` is the pass with rho_0 =
+    ``(-1 / P(C=0 | f_p), 1 / P(C=1 | f_p))`` and counts ``s`` (the conditional likelihood's
+    gradient, :mod:`hbnlab.bn.discriminative`); the children's posterior numerators are then not
+    clipped to [0, total], which holds for a distribution only.
+
     Returns
     -------
     stats : dict node -> (R, 2**k, 2) expected family counts N[x, s] (inner nodes only)
@@ -738,9 +747,17 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
     per_pattern = return_posteriors if per_pattern is None else bool(per_pattern)
     if return_posteriors and not per_pattern:
         raise ValueError("posteriors are per pattern: return_posteriors needs per_pattern")
+    if class_message is not None:
+        if not plan.tree.is_binary:
+            raise ValueError("class_message needs a tree of binary nodes")
+        per_pattern = True
     if not plan.tree.is_binary:
         return _hbn_estep_generic(plan, cpts, y, counts, return_posteriors, per_pattern)
-    q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=per_pattern)
+    if class_message is None:
+        q, cache, ll, msg = _hbn_class_evidence(plan, cpts, y, counts, per_pattern=per_pattern)
+    else:
+        q, cache = hbn_upward(plan, cpts)
+        ll, msg = np.zeros(cpts[0].shape[0]), {0: np.asarray(class_message, dtype=np.float64)}
     R = cpts[0].shape[0]
     stats, posts = {}, {}
     for i in plan.top_down:
@@ -789,7 +806,7 @@ def hbn_estep(plan: TreePlan, cpts, y, counts, return_posteriors: bool = False, 
             else:
                 qi = q[i] if unit is None else q[i][:, unit]
                 tot = m[..., :1] * qi[..., :1] + m[..., 1:] * qi[..., 1:]        # (R, ., 1)
-                p1 = np.clip(T1, 0.0, tot)
+                p1 = T1 if class_message is not None else np.clip(T1, 0.0, tot)
                 p0 = tot - p1
                 for b, c in enumerate(nd.hid_nodes):
                     msg[c] = _child_message(plan, nd, c, q[c], np.stack([p0[..., b], p1[..., b]], axis=-1), unit)

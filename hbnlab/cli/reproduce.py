@@ -120,6 +120,8 @@ def cmd_reproduce(args) -> int:
         how = "--stoplist (de Campos et al.'s protocol option)" if target.startswith("decampos") else \
             "Verbeek's SMART list"
         raise CLIError(f"--stop-words applies to the thesis's tables (table-4.x), not to {target}: it uses {how}")
+    if args.thesis and not target.startswith("table-4."):
+        raise CLIError(f"--thesis applies to the thesis's tables (table-4.x), not to {target}")
     if target == "table-4.10":
         try:
             rows = rep.parse_rows(args.rows) if args.rows else None
@@ -127,7 +129,8 @@ def cmd_reproduce(args) -> int:
             raise CLIError(f"--rows: {e}") from None
         settings = parse_param_items(args.param)
         try:  # refused before the corpus is read
-            given = rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows)
+            given = rep.table_4_10_rows_settings(rows, settings, extra_rows=args.extra_rows,
+                                                 thesis_model=args.thesis)
         except ValueError as e:
             raise CLIError(f"--param: {e}") from None
         for (name, _), params in given.items():  # the bounds of every row, before the corpus too
@@ -154,7 +157,8 @@ def cmd_reproduce(args) -> int:
         data = _protocol_data(args)
         result = rep.table_4_10(data, rows=rows, extra_rows=args.extra_rows, tune=args.tune,
                                 n_restarts=args.n_restarts, n_jobs=args.n_jobs, random_state=args.random_state,
-                                settings=settings, tune_B_grid=B_grid, tune_k_grid=k_grid, log=print)
+                                settings=settings, tune_B_grid=B_grid, tune_k_grid=k_grid,
+                                thesis_model=args.thesis, log=print)
         print()
         if result.get("paper"):
             print("Table 4.10: breakeven (%) on the ModApte test set, 10 most frequent classes")
@@ -165,7 +169,7 @@ def cmd_reproduce(args) -> int:
         print(thesis.format_table(result))
     elif target in rep.VALIDATION_TARGETS:
         result = rep.validation_table(_protocol_data(args), target, n_restarts=args.n_restarts, n_jobs=args.n_jobs,
-                                      random_state=args.random_state, log=print)
+                                      random_state=args.random_state, thesis_model=args.thesis, log=print)
         print()
         _print_validation_rows(result)
     elif target.startswith("decampos-table-"):
@@ -262,6 +266,10 @@ def register(sub) -> None:
     r.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="table-4.10: a hyper-parameter for every row whose learner has it, e.g. --param alpha=0 "
                         "(JSON value; repeatable)")
+    r.add_argument("--thesis", action="store_true",
+                   help="table-4.x: the tree rows are the thesis's model (every selected term in the tree, the "
+                        "tables by EM alone: objective=joint, tree_terms=null) instead of the product's defaults; "
+                        "with it Table 4.10 is the thesis's, number for number")
     r.add_argument("--n-restarts", type=int, default=None, help="EM restarts for HBN rows (default 64)")
     r.add_argument("--random-state", type=int, default=0)
     r.add_argument("--collection", default=None, choices=["reuters", "ohsumed", "20newsgroups"],

@@ -1,5 +1,5 @@
-"""The baseline check: every HBN / HNB result beside naive Bayes and the linear SVM with the same
-terms, and a plain warning when the tree model is below naive Bayes.
+"""The baseline check: every HBN / HNB result beside naive Bayes, logistic regression and the linear
+SVM with the same terms, and a plain warning when the tree model is below naive Bayes.
 
 One function serves every place a tree model's result is shown (the command line's Table 4.10,
 the Evaluation page, the report), so they say the same thing in the same words.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: the learners a tree model is checked against, by catalogue name
-NB, SVM = "NB", "SVM"
+NB, LR, SVM = "NB", "LR", "SVM"
 
 
 def _is_tree(name: str) -> bool:
@@ -28,6 +28,7 @@ class BaselineNote:
     micro: float
     nb: float | None
     svm: float | None
+    lr: float | None = None
 
     @property
     def below_nb(self) -> bool:
@@ -39,7 +40,8 @@ class BaselineNote:
         if self.nb is None:
             return (f"{self.classifier}{terms}: no naive Bayes with the same terms to compare with{on}; "
                     f"train NB beside it")
-        svm = "" if self.svm is None else f", the linear SVM {self.svm:.1f}"
+        svm = ("" if self.lr is None else f", logistic regression {self.lr:.1f}") + \
+            ("" if self.svm is None else f", the linear SVM {self.svm:.1f}")
         if self.below_nb:
             advice = ("Choose between them on validation (training-0 -> validation or the Tuning page), not on "
                       "the test set." if "test" in where else
@@ -53,7 +55,7 @@ class BaselineNote:
 def baseline_notes(rows) -> list[BaselineNote]:
     """``rows``: mappings with ``classifier``, ``n_features`` and ``micro`` (micro breakeven, %).
 
-    One note per tree row (HBN-* / HNB-*), compared with the NB and SVM rows of the same
+    One note per tree row (HBN-* / HNB-*), compared with the NB, LR and SVM rows of the same
     ``n_features`` (the first of each when there are several).  Rows are matched on the number of
     terms as given: ``"per class"`` matches ``"per class"`` only.
     """
@@ -66,7 +68,8 @@ def baseline_notes(rows) -> list[BaselineNote]:
         return None
 
     return [BaselineNote(str(r["classifier"]), r.get("n_features"), float(r["micro"]),
-                         first(NB, r.get("n_features")), first(SVM, r.get("n_features")))
+                         first(NB, r.get("n_features")), first(SVM, r.get("n_features")),
+                         first(LR, r.get("n_features")))
             for r in rows if _is_tree(r["classifier"])]
 
 

@@ -13,7 +13,7 @@ from hbnlab.corpus import REUTERS_NAME
 from hbnlab.experiments import paper_values as pv
 from hbnlab.experiments import thesis
 from hbnlab.models.catalog import CLUSTERINGS, NEIGHBOUR_ROWS, is_tree_learner, learner, tree_learner_name, tree_parts
-from hbnlab.models.hbn import check_hidden_states, oversized_hidden_states
+from hbnlab.models.hbn import THESIS_PARAMS, check_hidden_states, oversized_hidden_states
 from hbnlab.pipeline.corpus_spec import load_named_corpus
 from hbnlab.pipeline.data import ProtocolData
 from hbnlab.pipeline.store import prepare_cached
@@ -231,25 +231,46 @@ def _table_rows(rows, extra_rows: bool) -> list:
     return rows
 
 
-def table_4_10_rows_settings(rows, settings: dict, *, extra_rows: bool = False) -> dict:
-    """The settings each row of :func:`table_4_10` takes (``ValueError`` for a setting no row has)."""
-    return _row_settings(_table_rows(rows, extra_rows), settings)
+def with_thesis_model(settings: dict) -> dict:
+    """``settings`` with :data:`~hbnlab.models.hbn.THESIS_PARAMS` added; ``ValueError`` when a
+    setting contradicts the thesis's model."""
+    clash = sorted(k for k, v in THESIS_PARAMS.items() if k in settings and settings[k] != v)
+    if clash:
+        raise ValueError(f"{', '.join(f'{k}={settings[k]!r}' for k in clash)} contradicts --thesis "
+                         f"({', '.join(f'{k}={v!r}' for k, v in THESIS_PARAMS.items())})")
+    return {**settings, **THESIS_PARAMS}
+
+
+def table_4_10_rows_settings(rows, settings: dict, *, extra_rows: bool = False, thesis_model: bool = False) -> dict:
+    """The settings each row of :func:`table_4_10` takes (``ValueError`` for a setting no row has,
+    or one that contradicts ``thesis_model``)."""
+    rows = _table_rows(rows, extra_rows)
+    if thesis_model:
+        if not any(is_tree_learner(name) for name, _ in rows):
+            raise ValueError("--thesis sets the tree rows' model, and no row is an HBN / HNB")
+        settings = with_thesis_model(settings)
+    return _row_settings(rows, settings)
 
 
 def table_4_10(data: ProtocolData, *, rows=None, extra_rows: bool = False, tune: bool = False,
                n_restarts: int | None = None, n_jobs: int = 2, random_state: int = 0, settings: dict | None = None,
-               tune_B_grid=None, tune_k_grid=None, log=_quiet) -> dict:
+               tune_B_grid=None, tune_k_grid=None, thesis_model: bool = False, log=_quiet) -> dict:
     """Table 4.10 on the test split: the thesis's rows (or ``rows``), optionally the neighbours'
     learners (``extra_rows``) and the HBN rows tuned on validation first (``tune``; ``tune_B_grid``
     replaces the thesis's B in {3, 5, 7, 9}; ``tune_k_grid`` adds the hidden nodes' number of states
     as a fourth phase, see :func:`three_phase_tuning`).
 
-    ``settings`` (e.g. ``{"alpha": 0.0}``) go to every row whose learner has them.  A row whose
+    ``settings`` (e.g. ``{"alpha": 0.0}``) go to every row whose learner has them; ``thesis_model``
+    adds :data:`hbnlab.models.hbn.THESIS_PARAMS` to every tree row (the thesis's model: every term
+    in the tree, the tables by EM alone), refusing a setting that contradicts it.  A row whose
     terms are candidates (``("HBN-OR", (30, 100, 300))``) has them chosen per class on validation
     first; with ``tune`` an HBN row's B and alpha are then tuned at the chosen terms.
     """
     rows = _table_rows(rows, extra_rows)
-    given = _row_settings(rows, dict(settings or {}))
+    settings = dict(settings or {})
+    if thesis_model:
+        settings = with_thesis_model(settings)
+    given = _row_settings(rows, settings)
     row_params, row_terms = {}, {}
     tuning = {}
     for name, nf in rows:
@@ -274,13 +295,17 @@ def table_4_10(data: ProtocolData, *, rows=None, extra_rows: bool = False, tune:
                                          row_params=row_params, row_terms=row_terms, log=log)
     if tuning:
         result["tuning"] = tuning
+    result["thesis_model"] = bool(thesis_model)
     return result
 
 
 def validation_table(data: ProtocolData, target: str, *, n_restarts: int | None = None, n_jobs: int = 2,
-                     random_state: int = 0, log=_quiet) -> dict:
-    """One of the thesis's validation sweeps, Tables 4.2-4.9 (``target`` = ``"table-4.2"`` ...)."""
+                     random_state: int = 0, thesis_model: bool = False, log=_quiet) -> dict:
+    """One of the thesis's validation sweeps, Tables 4.2-4.9 (``target`` = ``"table-4.2"`` ...);
+    ``thesis_model``: the tree rows are the thesis's model (:data:`~hbnlab.models.hbn.THESIS_PARAMS`)."""
     p = _hbn_params(n_restarts)
+    if thesis_model:
+        p.update(THESIS_PARAMS)
     rows = []
     js = thesis.tunable_indices(data, log)
     published = thesis.thesis_values_apply(data)

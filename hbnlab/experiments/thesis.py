@@ -269,7 +269,7 @@ def tuning_label(combo: dict):
     return ", ".join(f"{k}={v}" for k, v in combo.items())
 
 
-DEFAULT_TABLE_4_10_ROWS = [("NB", 30), ("NB", 100), ("SVM", 30), ("SVM", 200)]
+DEFAULT_TABLE_4_10_ROWS = [("NB", 30), ("NB", 100), ("LR", 30), ("LR", 100), ("SVM", 30), ("SVM", 200)]
 
 
 def reproduce_table_4_10(data: ProtocolData, rows=None, *, n_jobs: int = 1, tune: bool = True,

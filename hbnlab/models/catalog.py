@@ -33,6 +33,7 @@ from hbnlab.models.hbn import TABLE_4_1, HierarchicalBNClassifier, HierarchicalN
 from hbnlab.models.hierarchical import HierarchicalShrinkageNBClassifier
 from hbnlab.models.kdb import KDependenceBNClassifier
 from hbnlab.models.knn import KNNBinaryClassifier
+from hbnlab.models.logistic import LogisticRegressionClassifier
 from hbnlab.models.multinomial_nb import MultinomialNBBinaryClassifier
 from hbnlab.models.naive_bayes import BernoulliNBClassifier
 from hbnlab.models.or_gate import NoisyORBinaryClassifier
@@ -67,8 +68,9 @@ class Learner:
         Defaults that differ from the estimator's own (Table 4.1's B and alpha, the thesis's N0).
     description : str
         One line for help texts and the workbench.
-    family : {"tree", "thesis", "neighbour"}
-        The thesis's HBN/HNB rows, its baselines (NB, SVM), the other papers' learners.
+    family : {"tree", "thesis", "baseline", "neighbour"}
+        The thesis's HBN/HNB rows, its baselines (NB, SVM), the discriminative baseline of the same
+        terms (LR), the other papers' learners.
     tuning : mapping
         Hyper-parameter -> candidate values, chosen on the validation split before a test row
         (:func:`hbnlab.experiments.thesis.tune_on_validation`: every combination, best validation
@@ -133,6 +135,9 @@ _ROWS = [
     *[Learner(f"OR-{w.upper()}", NoisyORBinaryClassifier, {"weights": w}, {},
               f"noisy-OR gate, weights of eq. {w.removeprefix('eq')} (de Campos et al.)")
       for w in options(NoisyORBinaryClassifier, "weights")],
+    Learner("LR", LogisticRegressionClassifier, {}, {},
+            "logistic regression on binary features: the discriminative model of the same terms (Roos et al. 2005)",
+            "baseline"),
     Learner("MNB", MultinomialNBBinaryClassifier, {}, {}, "multinomial naive Bayes (de Campos et al., eqs. 2-6)"),
     Learner("ROCCHIO", RocchioBinaryClassifier, {}, {}, "Rocchio, TF-IDF centroids (de Campos et al.)"),
     Learner("KDB", KDependenceBNClassifier, {}, {},

@@ -17,12 +17,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
-from scipy.special import log_expit
 
 from hbnlab._validation import as_binary
 from hbnlab.bn import em as _em
 from hbnlab.bn import inference as _inf
-from hbnlab.bn.discriminative import fit_conditional, smoothed_tables
 from hbnlab.bn.structure import TreeStructure
 from hbnlab.bounds import (
     ALPHA,
@@ -38,6 +36,14 @@ from hbnlab.bounds import (
 )
 from hbnlab.clustering import CLUSTERINGS, construct_tree
 from hbnlab.models.base import RANDOM_STATE_ALLOWED, BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.models.conditional import (
+    CLL_PENALTIES,
+    INNER_FOLDS,
+    OBJECTIVES,
+    THESIS_PARAMS,
+    ConditionalTablesMixin,
+)
+from hbnlab.models.naive_bayes import CLASS_CHILDREN_N0, ClassChildren
 
 #: finite stand-in for an infinite class log-odds in ``decision_function``
 LOG_ODDS_CAP = 1e6
@@ -53,68 +59,6 @@ TABLE_4_1 = MappingProxyType({"avg": (7, 0.05), "or": (9, 0.09), "dep": (7, 170.
 #: <= 50 terms the model is the thesis's; ``tree_terms=None`` puts every term in the tree).
 TREE_TERMS_DEFAULT = 50
 
-#: ``objective``: ``"joint"``, the thesis's EM (maximum likelihood of the class and the terms);
-#: ``"conditional"``, the EM's solution refitted for the penalised conditional log-likelihood
-#: log P(c | f) (:mod:`hbnlab.bn.discriminative`).
-OBJECTIVES = ("joint", "conditional")
-#: The penalties ``cll_penalty="cv"`` compares (the precision of the Gaussian prior on the tables'
-#: logits around the generative solution), and the one used when a class has too few documents of
-#: one kind for the inner folds.
-CLL_PENALTIES = (0.3, 1.0, 3.0, 10.0)
-CLL_PENALTY_FALLBACK = 3.0
-
-#: Pseudo-count per state of the class's naive-Bayes children (that of
-#: :class:`hbnlab.models.naive_bayes.BernoulliNBClassifier`, the thesis's N0).
-CLASS_CHILDREN_N0 = 0.1
-
-
-@dataclass(frozen=True, eq=False)
-class ClassChildren:
-    """The selected terms outside the tree: children of the class with P(F | C), as in naive Bayes.
-
-    The network is then the tree (arcs toward the class for an HBN, away from it for an HNB) plus an
-    arc C -> F for each of these terms.  With the class observed in training their tables do not
-    depend on the tree's (the log-likelihood splits into the tree's part and theirs), so they are
-    fitted in closed form; in inference each term adds ``log P(f | C=1) / P(f | C=0)`` of its
-    observed state to the class log-odds.
-
-    Attributes
-    ----------
-    p_on : ndarray (2, n_children)
-        P(F = 1 | C = c), rows c = 0, 1.
-    """
-
-    p_on: np.ndarray
-
-    @classmethod
-    def fit(cls, Xb, y, N0: float = CLASS_CHILDREN_N0) -> ClassChildren:
-        """N0-smoothed frequencies (thesis sec. 1.1.3) of binary ``Xb`` (n, m) given labels ``y``."""
-        y = np.asarray(y)
-        n_pos = float(y.sum())
-        n_neg = float(y.size - n_pos)
-        on_pos = np.asarray(Xb[y == 1].sum(axis=0), dtype=float).ravel()
-        on_neg = np.asarray(Xb[y == 0].sum(axis=0), dtype=float).ravel()
-        return cls(np.vstack([(on_neg + N0) / (n_neg + 2 * N0), (on_pos + N0) / (n_pos + 2 * N0)]))
-
-    @property
-    def n_children(self) -> int:
-        return int(self.p_on.shape[1])
-
-    def _ratios(self):
-        on = np.log(self.p_on[1]) - np.log(self.p_on[0])
-        off = np.log1p(-self.p_on[1]) - np.log1p(-self.p_on[0])
-        return on, off
-
-    def log_odds(self, Xb) -> np.ndarray:
-        """Sum over the children of ``log P(f | C=1) / P(f | C=0)``, shape (n_documents,)."""
-        on, off = self._ratios()
-        return off.sum() + np.asarray(Xb @ (on - off)).ravel()
-
-    def contributions(self, Xb) -> np.ndarray:
-        """Each child's term of the class log-odds, shape (n_documents, n_children)."""
-        on, off = self._ratios()
-        dense = Xb.toarray() if hasattr(Xb, "toarray") else np.asarray(Xb)
-        return np.where(dense > 0, on, off)
 
 
 @dataclass(frozen=True, eq=False)
@@ -189,7 +133,7 @@ class TreeExplanation:
         return pd.DataFrame(self.contributions, columns=self.contribution_names)
 
 
-class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
+class _TreeClassifier(ConditionalTablesMixin, NonNegativeInputMixin, BinaryTextClassifier):
     """Shared implementation; subclasses fix the arc direction."""
 
     _direction = "hbn"
@@ -343,7 +287,7 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
                           stacklevel=3)
         self._select_children(Xb, y, names, rule)
         self.generative_params_ = self.params_
-        self.conditional_fit_ = None
+        self.conditional_fit_ = self.cll_cv_ = self.cll_penalty_ = None
         if self.objective == "conditional":
             self._fit_conditional(Xb, y, names)
         return self
@@ -424,65 +368,6 @@ class _TreeClassifier(NonNegativeInputMixin, BinaryTextClassifier):
             self.feature_scores_ = np.asarray(self.feature_scores_)[: T + k]
             self.class_children_names_ = self.class_children_names_[:k]
             self.class_children_ = ClassChildren(cc.p_on[:, :k]) if k else None
-
-    def _conditional_start(self, params, Xb, y, T, kids):
-        """The smoothed generative tables and children that the conditional fit starts from."""
-        start = smoothed_tables(params, Xb[:, :T], y)
-        return start, (None if kids is None else kids.p_on)
-
-    def _fit_conditional(self, Xb, y, names):
-        """Refit the tables (and the naive-Bayes children) for the penalised conditional
-        log-likelihood (:func:`hbnlab.bn.discriminative.fit_conditional`), from the EM's solution;
-        ``cll_penalty="cv"`` picks the penalty by an inner cross-validation."""
-        T = self.tree_.n_features
-        cc = self.class_children_
-        k = 0 if cc is None else cc.n_children
-        Xb = Xb.tocsr() if hasattr(Xb, "tocsr") else np.asarray(Xb)
-        penalty = self.cll_penalty
-        self.cll_cv_ = None
-        if penalty == "cv":
-            penalty = self._cv_penalty(Xb[:, :T + k], np.asarray(y), T, k, list(names[:T]))
-        start, p_on = self._conditional_start(self.params_, Xb, y, T, cc)
-        fit = fit_conditional(start, Xb[:, :T], y, children_p_on=p_on, X_children=Xb[:, T:T + k] if k else None,
-                              penalty=float(penalty), should_stop=self.should_stop)
-        self.params_ = fit.params
-        if fit.children_p_on is not None:
-            self.class_children_ = ClassChildren(fit.children_p_on)
-        self.conditional_fit_ = fit
-
-    def _cv_penalty(self, Xb, y, T, k, names) -> float:
-        """The penalty of :data:`CLL_PENALTIES` with the highest held-out conditional log-likelihood
-        in a stratified :data:`CHILDREN_CV_FOLDS`-fold cross-validation of the training documents
-        (each fold: EM on the fold's tree with a quarter of the restarts, then the fits along the
-        grid, each started from the previous)."""
-        from sklearn.model_selection import StratifiedKFold
-        from sklearn.utils import check_random_state
-
-        n_pos = int(y.sum())
-        grid = CLL_PENALTIES
-        if min(n_pos, y.size - n_pos) < CHILDREN_CV_FOLDS:
-            return CLL_PENALTY_FALLBACK
-        rng = check_random_state(self.random_state)
-        seeds = rng.randint(np.iinfo(np.int32).max, size=CHILDREN_CV_FOLDS + 1)
-        folds = StratifiedKFold(CHILDREN_CV_FOLDS, shuffle=True, random_state=int(seeds[-1]))
-        held_ll = np.zeros(len(grid))
-        for (fit_rows, held), seed in zip(folds.split(np.zeros((y.size, 1)), y), seeds):
-            Xf, Xh = Xb[fit_rows], Xb[held]
-            _, result, _, _ = self._fit_tree(Xf[:, :T], y[fit_rows], names, n_restarts=max(1, self.n_restarts // 4),
-                                             random_state=int(seed), progress=False)
-            kids = ClassChildren.fit(Xf[:, T:], y[fit_rows], float(self.children_N0)) if k else None
-            start, p_on = self._conditional_start(result.params, Xf, y[fit_rows], T, kids)
-            for g, pen in enumerate(grid):
-                fit = fit_conditional(start, Xf[:, :T], y[fit_rows], children_p_on=p_on,
-                                      X_children=Xf[:, T:] if k else None, penalty=float(pen),
-                                      should_stop=self.should_stop)
-                lo = _inf.class_log_odds(fit.params, Xh[:, :T])
-                if k:
-                    lo = lo + ClassChildren(fit.children_p_on).log_odds(Xh[:, T:])
-                held_ll[g] += float(np.sum(log_expit(np.where(y[held] > 0, lo, -lo))))
-        best = int(np.argmax(held_ll))
-        self.cll_cv_ = {"penalty": [float(v) for v in grid], "held_out_cll": [float(v) for v in held_ll]}
-        return float(grid[best])
 
     def _check_init(self, hidden_states) -> str:
         # init itself is in the table; init='hbn' joins it with the direction and hidden_states
@@ -653,7 +538,7 @@ def dependent_terms(Xb, y, p_value: float = DEPENDENCE_P) -> np.ndarray:
 #: folds): the most children whose b is within one standard error sqrt(b*(1 - b) / n_positives) of
 #: the best (``"cv"``), or the best (``"cv-max"``).
 CHILDREN_SELECTIONS = ("all", "cv", "cv-max")
-CHILDREN_CV_FOLDS = 3
+CHILDREN_CV_FOLDS = INNER_FOLDS
 #: ``children_select=None``: the rule per clustering, chosen by decision rule 10 of
 #: ``benchmarks/results/hbn_any_corpus.md`` (5-fold cross-validation of the Reuters-21578 and OHSUMED
 #: training sets): ``"cv"`` for OR and DEP, every child for AVG (and for a clustering function).
@@ -744,13 +629,10 @@ _PARAMS_DOC = """
     alpha : float or None, default=None
         Parameter of the feature clustering (cluster size penalty for AVG / OR, mutual
         information importance for DEP).  None: Table 4.1's value for the clustering
-        (AVG 0.05, OR 0.09, DEP 170).  Table 4.1's values were tuned at 30 terms.  The AVG / OR
-        merge cost is ``dI * k + alpha * size / k`` (thesis fig. 3.8); the information loss
-        ``dI`` of the weak terms that 100-300 terms add is 10-100 times below the penalty, so
-        the clustering then merges by size alone and buries the strong terms among weak ones.
-        HBN-OR's validation breakeven on Reuters from 30 to 300 terms: trade 72.9 -> 63.5 and
-        grain 86.0 -> 78.3 at alpha = 0.09, 71.9 -> 79.2 and 89.9 -> 86.0 at alpha = 0
-        (``benchmarks/hbn_terms_ablation.py``).
+        (AVG 0.05, OR 0.09, DEP 170), tuned at 30 terms.  The AVG / OR merge cost is
+        ``dI * k + alpha * size / k`` (thesis fig. 3.8): with 100-300 terms the weak terms' ``dI``
+        is far below the penalty and the clustering merges by size alone
+        (``benchmarks/results/hbn_terms_ablation.md``).
     clustering : {"avg", "or", "dep"} or callable, default="avg"
         Feature clustering (thesis secs. 3.5-3.7) or a function
         ``(X, y, features, B, alpha) -> list of clusters``.
@@ -768,10 +650,8 @@ _PARAMS_DOC = """
         binary hidden variable.  The network stays one Bayesian network (tree -> C -> those
         terms); EM fits the tree as before and those tables are closed-form frequencies (the class
         is observed in training).  ``None``: every term in the tree, the thesis's model; with at
-        most ``tree_terms`` selected terms the two are the same.  On the validation splits of
-        Reuters-21578 and OHSUMED (ten classes each, HBN-OR at Table 4.1's B and alpha) the thesis's
-        tree falls from 81.5 / 61.9 at 30 terms to 76.0 / 54.0 at 300, 50 terms in the tree give
-        78.1 / 74.7 (naive Bayes 78.4 / 74.1; ``benchmarks/results/hbn_any_corpus.md``).
+        most ``tree_terms`` selected terms the two are the same (the default's choice:
+        ``benchmarks/results/hbn_any_corpus.md``).
     tree_select : {"top", "dependent"}, default="top"
         With more selected terms than ``tree_terms``: the tree holds the ``tree_terms`` with the
         highest I(F; C) (``"top"``), or only those of them that depend on another of them given
@@ -787,10 +667,8 @@ _PARAMS_DOC = """
         the best (the inner folds train on two thirds of the documents, and the best number of
         terms grows with the documents), ``"cv-max"`` the best (ties: more children).  None: the
         clustering's rule, :data:`CHILDREN_SELECT_DEFAULT` (``"cv"`` for OR and DEP, ``"all"`` for
-        AVG).  On 5-fold cross-validation of the training sets (ten classes, 100 / 300 terms)
-        ``"cv"`` took HBN-OR from 83.2 / 80.5 to 85.8 / 86.0 on Reuters-21578 and from 70.4 / 74.9 to
-        70.3 / 74.5 on OHSUMED, at 1.6-1.9x the CPU (``benchmarks/results/hbn_any_corpus.md``).
-        The choice is in ``children_cv_``; ``selected_features_`` lists the kept terms only.
+        AVG; ``benchmarks/results/hbn_any_corpus.md``, round 6).  The choice is in ``children_cv_``;
+        ``selected_features_`` lists the kept terms only.
     children_N0 : float, default=0.1
         Pseudo-count per state of the class's naive-Bayes children (``tree_terms``): their
         P(F = 1 | C = c) is (n + N0) / (N + 2 N0), the thesis's N0 smoothing; a larger value draws
@@ -813,10 +691,7 @@ _PARAMS_DOC = """
     acceleration : {None, "squarem"}, default=None
         ``"squarem"``: SQUAREM extrapolation of the EM steps (Varadhan and Roland 2008) with a
         safeguard that keeps the log-likelihood non-decreasing; the stopping rule is the same
-        (the gain of one plain EM step).  The hierarchical naive Bayes, whose feature tables EM
-        learns too, meets the rule 1.1-1.8x faster on Reuters; the HBN, which the thesis's loose
-        relative rule stops after a few iterations, takes more E-steps to a higher likelihood
-        (``benchmarks/results/em_acceleration.md``).
+        (the gain of one plain EM step; ``benchmarks/results/em_acceleration.md``).
     screen_iter : int, default=0
         With ``screen_iter > 0``, after ``screen_iter`` E-steps only the ``screen_keep`` restarts
         with the highest log-likelihood go on (short-run screening, Biernacki, Celeux and Govaert
@@ -830,20 +705,28 @@ _PARAMS_DOC = """
         with a quarter of the restarts); ``"auto-holdout"``: the same search scored by the
         conditional log-likelihood of a held-out quarter of the training documents.  The class
         and the features stay binary.  An HBN node's table has a row per configuration of the
-        nodes below it, so k > 2 for children of a node with many children multiplies its table
-        (and the E-step's work) quickly; BIC counts every row and on Reuters keeps every hidden
-        node binary (``benchmarks/results/hbn_hidden_states.md``).
+        nodes below it, so k > 2 multiplies its table (and the E-step's work) quickly
+        (``benchmarks/results/hbn_hidden_states.md``).
     init : {"random", "hbn"}, default="random"
         Where EM starts.  ``"random"``: ``n_restarts`` random starting points (the thesis's).
         ``"hbn"`` (hierarchical naive Bayes only): first the HBN on the same tree is fitted with
         the EM options above, then one restart of the HNB's EM starts from one HNB M-step on that
-        HBN's posterior (:func:`hbnlab.bn.em.hnb_start_from_hbn`).  On Reuters training-0 /
-        validation (10 classes, 30 and 100 terms, AVG / OR / DEP trees) its mean validation
-        breakeven was 0.13 points below to 1.6 above the 64 random restarts', its log-likelihood
-        35-180 nats lower on average, and the whole fit, the HBN's included, took 1.05-1.4 times
-        the HBN's CPU summed over the classes, against 0.6-11 for the random restarts; with
-        ``n_restarts=8`` (the HBN's restarts) 0.81 below to 0.75 above, at 0.24-0.72 times the
-        64-restart HBN's (``benchmarks/results/hnb_start.txt``).
+        HBN's posterior (:func:`hbnlab.bn.em.hnb_start_from_hbn`;
+        ``benchmarks/results/hnb_start.txt``).
+    objective : {"joint", "conditional"}, default="joint"
+        What the tables are fitted for.  ``"joint"``: the thesis's EM, the maximum of the
+        likelihood of the class and the terms.  ``"conditional"``: EM as above, then every learned
+        table and the naive-Bayes children refitted for the conditional log-likelihood
+        ``sum log P(c | f)`` of the training documents, from the EM's solution after one MAP step
+        with a pseudo-count of 1 per entry, under a Gaussian prior of precision ``cll_penalty`` on
+        the tables' logits around it (:func:`hbnlab.bn.discriminative.fit_conditional`;
+        Greiner and Zhou 2002, Roos et al. 2005).  The result is the same Bayesian network with
+        other tables, and none of its entries is 0 or 1.
+    cll_penalty : float or "cv", default="cv"
+        The prior's precision for ``objective="conditional"``: larger stays closer to the EM's
+        tables.  ``"cv"``: the one of :data:`CLL_PENALTIES` with the highest held-out conditional
+        log-likelihood in a 3-fold stratified cross-validation of the training documents (each
+        fold's tree fitted by EM with a quarter of the restarts); ``cll_cv_`` records it.
     feature_names : sequence of str, optional
         Names of the input columns (one per column of ``X``) or of the selected features (one per
         selected column, in the order of ``selected_features_``); used for the tree's labels.
@@ -879,6 +762,15 @@ _PARAMS_DOC = """
         With ``children_select="cv"`` / ``"cv-max"`` and naive-Bayes children: ``{"n_children":
         [...], "breakeven": [...], "margin": m}``, the candidates, their inner cross-validated
         breakevens and how far below the best a candidate with more children may be.
+    generative_params_ : TreeParameters
+        The EM's tables (``params_`` too with ``objective="joint"``).
+    conditional_fit_ : ConditionalFit or None
+        With ``objective="conditional"``: the refit (its start, the training conditional
+        log-likelihood before and after, the L-BFGS trace).
+    cll_penalty_ : float or None
+        The prior's precision the conditional fit used.
+    cll_cv_ : dict or None
+        With ``cll_penalty="cv"``: ``{"penalty": [...], "held_out_cll": [...]}``.
     state_selection_ : list of dict or None
         With ``hidden_states="auto"`` / ``"auto-holdout"``: every (node, k) the search tried, its score and
         whether it was kept (``tree_.states`` holds the result).
@@ -964,4 +856,5 @@ __all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanat
            "children_candidates",
            "check_tree_terms", "dependent_terms", "check_hidden_states",
            "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS",
-           "TREE_PARAMETER_CONSTRAINTS", "TREE_TERMS_ALLOWED", "HIDDEN_STATES_ALLOWED"]
+           "TREE_PARAMETER_CONSTRAINTS", "TREE_TERMS_ALLOWED", "HIDDEN_STATES_ALLOWED", "OBJECTIVES",
+           "CLL_PENALTIES", "THESIS_PARAMS"]

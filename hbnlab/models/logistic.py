@@ -32,6 +32,13 @@ class LogisticRegressionClassifier(NonNegativeInputMixin, BinaryTextClassifier):
     random_state : int or None
         Passed to the solver.
 
+    Attributes
+    ----------
+    coef_ : ndarray (n_selected,)
+        Log-odds weight of each selected term's presence.
+    intercept_ : float
+    n_iter_ : int
+
     References
     ----------
     T. Roos, H. Wettig, P. Grünwald, P. Myllymäki and H. Tirri, On discriminative Bayesian network
@@ -59,13 +66,16 @@ class LogisticRegressionClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         self.random_state = random_state
 
     def _fit_selected(self, X, y):
-        self.lr_ = LogisticRegression(C=float(self.C), solver="liblinear", max_iter=1000,
-                                      random_state=self.random_state)
-        self.lr_.fit(as_binary(X), y)
+        lr = LogisticRegression(C=float(self.C), solver="liblinear", max_iter=1000, random_state=self.random_state)
+        lr.fit(as_binary(X), y)
+        #: the weight of each selected term's presence and the intercept of the log-odds
+        self.coef_ = np.asarray(lr.coef_[0], dtype=np.float64)
+        self.intercept_ = float(lr.intercept_[0])
+        self.n_iter_ = int(np.max(lr.n_iter_))
         return self
 
     def _log_odds(self, X):
-        return np.asarray(self.lr_.decision_function(as_binary(X)), dtype=np.float64)
+        return self.intercept_ + np.asarray(as_binary(X) @ self.coef_, dtype=np.float64).ravel()
 
 
 __all__ = ["LogisticRegressionClassifier"]

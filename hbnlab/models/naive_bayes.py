@@ -2,12 +2,67 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from hbnlab._validation import as_binary
 from hbnlab.bounds import Bound
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+
+#: Pseudo-count per state of the class's naive-Bayes children (that of
+#: :class:`BernoulliNBClassifier`, the thesis's N0).
+CLASS_CHILDREN_N0 = 0.1
+
+
+@dataclass(frozen=True, eq=False)
+class ClassChildren:
+    """The selected terms outside the tree: children of the class with P(F | C), as in naive Bayes.
+
+    One home for the Bernoulli naive-Bayes tables: :class:`BernoulliNBClassifier` fits its tables
+    with :meth:`fit`.  The network is then the tree (arcs toward the class for an HBN, away from it for an HNB) plus an
+    arc C -> F for each of these terms.  With the class observed in training their tables do not
+    depend on the tree's (the log-likelihood splits into the tree's part and theirs), so they are
+    fitted in closed form; in inference each term adds ``log P(f | C=1) / P(f | C=0)`` of its
+    observed state to the class log-odds.
+
+    Attributes
+    ----------
+    p_on : ndarray (2, n_children)
+        P(F = 1 | C = c), rows c = 0, 1.
+    """
+
+    p_on: np.ndarray
+
+    @classmethod
+    def fit(cls, Xb, y, N0: float = CLASS_CHILDREN_N0) -> ClassChildren:
+        """N0-smoothed frequencies (thesis sec. 1.1.3) of binary ``Xb`` (n, m) given labels ``y``."""
+        y = np.asarray(y)
+        n_pos = float(y.sum())
+        n_neg = float(y.size - n_pos)
+        on_pos = np.asarray(Xb[y == 1].sum(axis=0), dtype=float).ravel()
+        on_neg = np.asarray(Xb[y == 0].sum(axis=0), dtype=float).ravel()
+        return cls(np.vstack([(on_neg + N0) / (n_neg + 2 * N0), (on_pos + N0) / (n_pos + 2 * N0)]))
+
+    @property
+    def n_children(self) -> int:
+        return int(self.p_on.shape[1])
+
+    def _ratios(self):
+        on = np.log(self.p_on[1]) - np.log(self.p_on[0])
+        off = np.log1p(-self.p_on[1]) - np.log1p(-self.p_on[0])
+        return on, off
+
+    def log_odds(self, Xb) -> np.ndarray:
+        """Sum over the children of ``log P(f | C=1) / P(f | C=0)``, shape (n_documents,)."""
+        on, off = self._ratios()
+        return off.sum() + np.asarray(Xb @ (on - off)).ravel()
+
+    def contributions(self, Xb) -> np.ndarray:
+        """Each child's term of the class log-odds, shape (n_documents, n_children)."""
+        on, off = self._ratios()
+        dense = Xb.toarray() if hasattr(Xb, "toarray") else np.asarray(Xb)
+        return np.where(dense > 0, on, off)
 
 
 class BernoulliNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
@@ -52,10 +107,7 @@ class BernoulliNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         Xb = as_binary(X)
         n_pos = float(y.sum())
         n_neg = float(y.size - n_pos)
-        on_pos = np.asarray(Xb[y == 1].sum(axis=0)).ravel()
-        on_neg = np.asarray(Xb[y == 0].sum(axis=0)).ravel()
-        N0 = float(self.N0)
-        p_on = np.vstack([(on_neg + N0) / (n_neg + 2 * N0), (on_pos + N0) / (n_pos + 2 * N0)])
+        p_on = ClassChildren.fit(Xb, y, float(self.N0)).p_on
         #: log P(F=1 | C=c), shape (2, n_selected), rows c = 0, 1
         self.feature_log_prob_ = np.log(p_on)
         self.feature_log_prob_off_ = np.log1p(-p_on)
@@ -82,3 +134,5 @@ class BernoulliNBClassifier(NonNegativeInputMixin, BinaryTextClassifier):
         # sum_i [x_i * on_i + (1 - x_i) * off_i] = off.sum() + X @ (on - off)
         return prior + off.sum() + np.asarray(Xb @ (on - off)).ravel()
 
+
+__all__ = ["BernoulliNBClassifier", "ClassChildren", "CLASS_CHILDREN_N0"]

@@ -106,7 +106,8 @@ def test_presentation_mode_from_the_url(app):
     assert app.query_params.get("present") in ("1", ["1"])
     # one section, one step: only the clustering controls, no slider, the arrow keys on the buttons
     keys = [b.key for b in app.button]
-    assert keys == ["learn_section_0", "learn_section_1", "learn_section_2", f"{KEY}_prev_1", f"{KEY}_next_1"], keys
+    assert keys == ["learn_section_0", "learn_section_1", "learn_section_2", "learn_section_3", f"{KEY}_prev_1",
+                    f"{KEY}_next_1"], keys
     assert app.button(key=f"{KEY}_next_1").proto.shortcut.lower() == "right"
     assert app.button(key=f"{KEY}_prev_1").proto.shortcut.lower() == "left"
     assert not [s for s in app.slider if str(s.key).startswith("learn_") and "_step_" in str(s.key)]
@@ -124,12 +125,20 @@ def test_presentation_mode_from_the_url(app):
     # the EM section alone, its chart from iteration 0 in large type
     app.button(key="learn_section_1").click().run()
     no_exceptions(app)
-    assert [b.key for b in app.button][3:] == ["learn_em_step_prev_0", "learn_em_step_next_0"]
+    assert [b.key for b in app.button][4:] == ["learn_em_step_prev_0", "learn_em_step_next_0"]
     assert app.button(key="learn_section_1").proto.type == "primary"
     assert any("Iteration 0 of" in h for h in _html(app))
     charts = app.get("plotly_chart")
     assert len(charts) == 1 and '"font":{"size":20' in charts[0].proto.spec.replace(" ", "")
     assert _step(app) == 2  # the clustering step is kept while another section is shown
+
+    # the two fits of the same tree: EM's and the conditional likelihood's, side by side
+    app.button(key="learn_section_3").click().run()
+    no_exceptions(app)
+    summary = app.dataframe[0].value
+    assert list(summary["fit"])[0] == "EM (the thesis)" and len(summary) == 3
+    cll = summary["log P(c | f) (the decision's)"].tolist()
+    assert cll[2] >= cll[1]  # the conditional fit climbs from its start
 
 
 def test_the_toggle_switches_presentation_mode_and_the_url(app):

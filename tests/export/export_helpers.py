@@ -7,7 +7,7 @@ N_FEATURES = 10
 
 #: learner row name -> parameters (kept small: fast to fit)
 LEARNERS = {
-    "NB": {}, "SVM": {}, "MNB": {}, "ROCCHIO": {}, "OR-EQ12": {}, "OR-EQ17": {"counts": False},
+    "NB": {}, "SVM": {}, "LR": {}, "MNB": {}, "ROCCHIO": {}, "OR-EQ12": {}, "OR-EQ17": {"counts": False},
     "KDB": {"k": 2}, "KNN": {"k": 3}, "GREEDY-HNB": {"max_latents": 3}, "WORD-GROUPS": {"n_clusters": 4},
     "HIER-NB": {},
     "HBN-OR": {"n_restarts": 3}, "HBN-AVG": {"n_restarts": 3}, "HBN-DEP": {"n_restarts": 3},

@@ -16,7 +16,8 @@ import pandas as pd
 
 from hbnlab.app.views.explain import probability_fill
 from hbnlab.app.views.structure import stable_tree_dot
-from hbnlab.bn.inference import class_posterior
+from hbnlab.bn.discriminative import START_PSEUDO_COUNT, ConditionalFit, fit_conditional, smoothed_tables
+from hbnlab.bn.inference import class_posterior, log_likelihood
 from hbnlab.bn.params import TreeParameters
 from hbnlab.bn.structure import CLASS, FEATURE, HIDDEN, TreeStructure, features_under
 from hbnlab.bn.trace import EMTrace, InferenceTrace, trace_em, trace_inference
@@ -27,6 +28,9 @@ from hbnlab.pipeline.teaching import TeachingExample, teaching_example
 LESSON_CLUSTERINGS = {"avg": "AVG", "or": "OR", "dep": "DEP"}
 LESSON_ALPHA = {"avg": 0.1, "or": 0.1, "dep": 1.0}
 LESSON_ALPHA_RANGE = {"avg": (0.0, 0.5, 0.01), "or": (0.0, 0.5, 0.01), "dep": (0.0, 10.0, 0.5)}
+
+#: the precision of the prior around the EM tables in the lesson's conditional fit (16 documents)
+LESSON_CLL_PENALTY = 1.0
 
 FOCUS_FILL = "#f6c343"  # the features / nodes a step acts on
 SCOPE_FILL = "#dbe9f6"  # the other features of the current ClusterFeatures call
@@ -66,6 +70,7 @@ class Lesson:
     clustering: list
     tree: TreeStructure
     em: EMTrace
+    conditional: ConditionalFit
 
     @property
     def params(self) -> TreeParameters:
@@ -80,7 +85,8 @@ def build_lesson(settings: LessonSettings) -> Lesson:
     tree = TreeStructure.from_nested(steps[-1].nested, feature_names=ex.terms, class_name=ex.class_name,
                                      direction=settings.direction, B=settings.B)
     em = trace_em(tree, ex.X, ex.y, **settings.em_options)
-    return Lesson(ex, settings, steps, tree, em)
+    cll = fit_conditional(smoothed_tables(em.result.params, ex.X, ex.y), ex.X, ex.y, penalty=LESSON_CLL_PENALTY)
+    return Lesson(ex, settings, steps, tree, em, cll)
 
 
 # --------------------------------------------------------------------------- corpus
@@ -414,3 +420,43 @@ __all__ = ["LESSON_ALPHA", "LESSON_ALPHA_RANGE", "LESSON_CLUSTERINGS", "Lesson",
            "most_uncertain_document", "run_inference", "step_card_html", "step_matrix", "step_summary",
            "PRESENT_PARAM", "PRESENTATION_CSS", "PRESENTATION_FONTSIZE", "presentation_dot", "tables_row_html",
            "url_flag"]
+
+
+# --------------------------------------------------------------------------- the two fits
+def fit_summary(lesson: Lesson) -> pd.DataFrame:
+    """The EM's tables, the same after one step with a prior (the start of the conditional fit) and
+    the tables refitted for log P(c | f): what each objective scores on the teaching corpus, and how
+    many documents each puts on the right side of 0.5."""
+    ex = lesson.example
+    rows = []
+    for name, params in (("EM (the thesis)", lesson.params),
+                         (f"EM + prior (pseudo-count {START_PSEUDO_COUNT:g}): the start", lesson.conditional.start),
+                         ("conditional likelihood", lesson.conditional.params)):
+        p1 = class_posterior(params, ex.X)[:, 1]
+        rows.append({"fit": name,
+                     "log P(c, f) (EM's objective)": log_likelihood(params, ex.X, ex.y),
+                     "log P(c | f) (the decision's)": log_likelihood(params, ex.X, ex.y, conditional=True),
+                     "documents right at 0.5": int(np.sum((p1 > 0.5) == (ex.y == 1)))})
+    return pd.DataFrame(rows)
+
+
+def posterior_comparison(lesson: Lesson) -> pd.DataFrame:
+    """Per document: P(class | document) under each fit."""
+    ex = lesson.example
+    return pd.DataFrame({"#": np.arange(len(ex.texts)), "text": list(ex.texts), "trade": ex.y.astype(int),
+                         "EM": class_posterior(lesson.params, ex.X)[:, 1],
+                         "conditional": class_posterior(lesson.conditional.params, ex.X)[:, 1]})
+
+
+def moved_parameters(lesson: Lesson, top: int = 8) -> pd.DataFrame:
+    """The table entries P(node = 1 | x) the conditional fit moved most from its start, the start's
+    value beside the new one: the parameters the decision needed changed."""
+    em_p, cl_p = lesson.conditional.start, lesson.conditional.params
+    tree = em_p.tree
+    rows = []
+    for i in learned_nodes(tree):
+        a, b = cpt_frame(em_p, i), cpt_frame(cl_p, i)
+        for label, p0, p1 in zip(a.index, a.iloc[:, 0], b.iloc[:, 0]):
+            rows.append({"table": a.columns[0], "x": label, "start": p0, "conditional": p1, "moved": abs(p1 - p0)})
+    frame = pd.DataFrame(rows).sort_values("moved", ascending=False, kind="stable")
+    return frame.head(top).reset_index(drop=True)

@@ -125,6 +125,20 @@ def _svm_to(est, w):
     return s
 
 
+def _lr_to(est, w):
+    s = base_to_state(est, w)
+    s.update(coef_=w.array("coef_", est.coef_), intercept_=float(est.intercept_), n_iter_=int(est.n_iter_))
+    return s
+
+
+def _lr_from(est, st, r):
+    m = base_from_state(est, st, r)
+    est.coef_ = r.array(st, "coef_", "float64", shape=(m,), finite=True)
+    est.intercept_ = r.float(st, "intercept_")
+    est.n_iter_ = r.int(st, "n_iter_", lo=0)
+    return est
+
+
 def _svm_from(est, st, r):
     from sklearn.svm import LinearSVC
 
@@ -409,6 +423,8 @@ CODECS = (
                  ("N0", "n_features", "selection"), _nb_to, _nb_from),
     LearnerCodec("LinearSVMClassifier", class_loader("hbnlab.models.svm", "LinearSVMClassifier"),
                  ("C", "n_features", "selection", "binary", "random_state"), _svm_to, _svm_from),
+    LearnerCodec("LogisticRegressionClassifier", class_loader("hbnlab.models.logistic", "LogisticRegressionClassifier"),
+                 ("C", "n_features", "selection", "random_state"), _lr_to, _lr_from),
     LearnerCodec("MultinomialNBBinaryClassifier",
                  class_loader("hbnlab.models.multinomial_nb", "MultinomialNBBinaryClassifier"),
                  ("alpha", "binary", "n_features", "selection"), _mnb_to, _mnb_from),

@@ -310,14 +310,16 @@ def _read_state_selection(sel, r: StateReader, tree):
 _TREE_PARAMS = ("B", "alpha", "clustering", "n_features", "selection", "n_restarts", "tol", "max_iter", "stopping",
                 "criterion", "pseudo_count", "feature_names", "class_name", "random_state", "n_direct",
                 "hidden_states", "acceleration", "screen_iter", "screen_keep", "init", "tree_terms",
-                "children_N0", "tree_select", "children_select")
+                "children_N0", "tree_select", "children_select", "objective", "cll_penalty")
 
 
 def _tree_resolved(est) -> dict:
     """What the HBN / HNB resolve when fit: ``B`` and ``alpha`` left None (Table 4.1's for the
-    clustering) and ``children_select`` left None (the clustering's rule)."""
+    clustering), ``children_select`` left None (the clustering's rule) and ``cll_penalty="cv"`` (the
+    penalty the inner cross-validation chose; None when the objective is the joint likelihood)."""
     B, alpha = est._structure_params()
-    return {"B": B, "alpha": alpha, "children_select": est._children_rule()}
+    return {"B": B, "alpha": alpha, "children_select": est._children_rule(),
+            "cll_penalty": getattr(est, "cll_penalty_", None)}
 
 
 # --------------------------------------------------------------------------- the codecs
