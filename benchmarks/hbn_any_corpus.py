@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 from hbn_terms_micro import parse_config
+from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
 from hbnlab.evaluation.measures import micro_breakeven, per_class_breakeven
@@ -110,6 +111,8 @@ def main(argv=None):
     ap.add_argument("--cv", type=int, default=0, help="K > 1: K-fold stratified cross-validation of the training "
                                                          "set instead of training-0 / validation")
     ap.add_argument("--fold-seed", type=int, default=0, help="seeds the stratified folds (a new round: new folds)")
+    ap.add_argument("--cpu-reference", default="thesis",
+                    help="the variant every HBN row's CPU is divided by (default thesis)")
     ap.add_argument("--json")
     ap.add_argument("--table", help="print the Markdown table of this JSON file and stop")
     args = ap.parse_args(argv)
@@ -117,7 +120,7 @@ def main(argv=None):
     if args.table:
         rows = rows_of(json.loads(Path(args.table).read_text()))
         print(table(rows))
-        for line in cpu_ratios(rows):
+        for line in cpu_ratios(rows, args.cpu_reference):
             print(line)
         return
     if args.stage is None:
@@ -161,7 +164,9 @@ def main(argv=None):
                        "micro_breakeven": round(100 * micro_breakeven(Y_eval, S), 4),
                        "per_class": dict(zip(data.categories,
                                              np.round(100 * per_class_breakeven(Y_eval, S), 4).tolist())),
-                       "cpu_seconds": round(time.process_time() - c0, 2)}
+                       "cpu_seconds": round(time.process_time() - c0, 2),
+                       # scores whose class probability is exactly 0 or 1 in double precision
+                       "certain": int(np.sum(expit(np.abs(S)) == 1.0)), "n_scores": int(S.size)}
                 rows = [r for r in rows if (r["stage"], r["n_terms"], r["row"]) != (stage, key_terms, name)]
                 rows.append(row)
                 print(f"{stage} {key_terms} {name} micro {row['micro_breakeven']:.2f} "
@@ -169,19 +174,20 @@ def main(argv=None):
                 if args.json:
                     Path(args.json).write_text(json.dumps(stamp(rows, prov, earlier=earlier), indent=1))
     print(table([r for r in rows if r["stage"] == stage]))
-    for line in cpu_ratios([r for r in rows if r["stage"] == stage]):
+    for line in cpu_ratios([r for r in rows if r["stage"] == stage], args.cpu_reference):
         print(line)
 
 
-def cpu_ratios(rows) -> list[str]:
-    """``cpu_ratio <row>/<thesis row> at <n> terms = <x>`` for every HBN row beside the thesis row of
-    its clustering at the same terms (the cost target compares the default with the thesis's model)."""
+def cpu_ratios(rows, reference: str = "thesis") -> list[str]:
+    """``cpu_ratio <row>/<reference row> at <n> terms = <x>`` for every HBN row beside the
+    ``reference`` variant's row of its clustering at the same terms (``--cpu-reference``; the thesis's
+    model by default)."""
     out = []
     for r in rows:
         name = r["row"]
-        if not name.startswith("HBN-") or name.endswith(" thesis"):
+        if not name.startswith("HBN-") or name.endswith(" " + reference):
             continue
-        ref = [q for q in rows if q["row"] == name.split()[0] + " thesis" and q["n_terms"] == r["n_terms"]]
+        ref = [q for q in rows if q["row"] == name.split()[0] + " " + reference and q["n_terms"] == r["n_terms"]]
         if ref and ref[0]["cpu_seconds"] > 0:
             out.append(f"cpu_ratio {name} / {ref[0]['row']} at {r['n_terms']} terms = "
                        f"{r['cpu_seconds'] / ref[0]['cpu_seconds']:.2f}")
