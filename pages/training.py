@@ -80,6 +80,8 @@ with st.form("train_form", enter_to_submit=False):  # Enter in a number field mu
     # every class with training and test documents; the Features page's set first, as the default
     usable = services.load_corpus(cfg).categories(min_train=1, min_test=1)
     offered = list(data.categories) + [c for c in usable if c not in data.categories]
+    if any(c not in offered for c in st.session_state.get("t_classes", [])):  # loaded settings of a changed corpus
+        st.session_state["t_classes"] = [c for c in st.session_state["t_classes"] if c in offered]
     classes = c1.multiselect("Classes", offered, default=data.categories, key="t_classes",
                              help="The Features page's classes are chosen; any other class with training and "
                                   "test documents can be added (it joins the experiment's classes).")
