@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import threading
 import uuid
 from pathlib import Path
@@ -38,6 +37,7 @@ import streamlit as st
 from hbnlab import bounds
 from hbnlab._validation import HbnlabError
 from hbnlab.app import views
+from hbnlab.app.uploads import hide_server_paths, safe_file_name  # noqa: F401 - pages use services.*
 from hbnlab.app.views import export as export_view
 from hbnlab.app.views import learn as learn_view
 from hbnlab.app.views.corpus import config_corpus_label
@@ -282,12 +282,6 @@ def fetch_reuters(progress) -> Path:
     from hbnlab.corpus import fetch_reuters21578
 
     return Path(fetch_reuters21578(progress=progress))
-
-
-def safe_file_name(name: str, default: str = "file") -> str:
-    """``name`` as a file name of letters, digits, ``.``, ``_`` and ``-`` only (no directory, no
-    leading dot): for stored uploads and downloads named after corpus data."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(str(name)).name).strip("._") or default
 
 
 def store_upload(data: bytes, filename: str, options: dict | None = None, progress=None) -> Path:

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import streamlit as st
 
 from hbnlab.app import job_outputs, services, state, views
+from hbnlab.app.uploads import hide_server_paths
 from hbnlab.app.views.compare import p_text, signed_text
 from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
@@ -189,7 +190,7 @@ def show_error(exc: BaseException) -> None:
         text = exc.advise(f"choose {{suggestion}} in the {field} field")
     else:
         text = str(exc) or type(exc).__name__
-    st.error(md_escape(text), icon=":material/error:")
+    st.error(md_escape(hide_server_paths(text)), icon=":material/error:")  # a stored upload by its name
 
 
 @contextmanager
