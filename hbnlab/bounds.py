@@ -24,7 +24,8 @@ hbnlab.bounds.BoundsError: --n-restarts must be an integer in 1..1024, got 0
 Every estimator declares its hyper-parameters in a class attribute ``_parameter_constraints`` (name ->
 list of alternatives: a :class:`Bound`, open or closed at either end and without an upper end when
 ``hi`` is ``math.inf``; a :class:`Choice` of options; ``None``, :data:`BOOLEAN`, :data:`CALLABLE` or
-another :class:`Kind`), and :func:`validate_params` checks them all at the start of ``fit``; a value
+another :class:`Kind`), and :func:`validate_params` checks them all before every ``fit`` (applied by
+:class:`hbnlab.models.base.ParameterConstraintsMixin`, never called by hand in a ``fit``); a value
 passes when any alternative accepts it:
 
 >>> validate_params({"k": 0}, {"k": [Bound("k", 1, math.inf)]})
@@ -193,12 +194,14 @@ def describe_allowed(allowed) -> str:
     return f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-def validate_params(params, constraints: Mapping, *, names: Mapping | None = None) -> None:
+def validate_params(params, constraints: Mapping, *, names: Mapping | None = None, owner: str | None = None) -> None:
     """Check every declared parameter of ``params`` (an estimator, read by ``get_params(deep=False)``,
     or a mapping) against its list of alternatives in ``constraints``; a value passes when any
     alternative accepts it.  :class:`BoundsError` names the first parameter that does not (by
-    ``names[parameter]`` when given: a command-line flag), what is allowed and the value.  Parameters
-    absent from ``params`` are not checked.
+    ``names[parameter]`` when given: a command-line flag), what is allowed and the value, after
+    ``owner`` and a colon when given (the estimator, as every ``fit`` reports it:
+    :class:`hbnlab.models.base.ParameterConstraintsMixin`).  Parameters absent from ``params`` are
+    not checked.
 
     >>> validate_params({"B": 1}, {"B": [Bound("B", 2, math.inf), None]})
     Traceback (most recent call last):
@@ -208,6 +211,10 @@ def validate_params(params, constraints: Mapping, *, names: Mapping | None = Non
     Traceback (most recent call last):
     ...
     hbnlab.bounds.BoundsError: shrinkage must be True or False, got 1
+    >>> validate_params({"tol": -1.0}, {"tol": [Bound("tol", 0, math.inf, integer=False)]}, owner="HBNClassifier")
+    Traceback (most recent call last):
+    ...
+    hbnlab.bounds.BoundsError: HBNClassifier: tol must be a finite number >= 0, got -1.0
     """
     if not isinstance(params, Mapping):
         params = params.get_params(deep=False)
@@ -216,8 +223,8 @@ def validate_params(params, constraints: Mapping, *, names: Mapping | None = Non
             continue
         value = params[name]
         if not any(value in (NONE if c is None else c) for c in allowed):
-            raise BoundsError(f"{(names or {}).get(name, name)} must be {describe_allowed(allowed)}, "
-                              f"got {shown(value)}")
+            raise BoundsError(f"{owner + ': ' if owner else ''}{(names or {}).get(name, name)} must be "
+                              f"{describe_allowed(allowed)}, got {shown(value)}")
 
 
 #: EM restarts of the tree learners (thesis: 64); each restart holds its own tables.

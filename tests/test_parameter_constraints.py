@@ -1,6 +1,9 @@
 """The declared hyper-parameter table of every estimator (``_parameter_constraints``, checked by
-:func:`hbnlab.bounds.validate_params` at the start of ``fit``): each declared parameter refuses what
-lies outside it before ``X`` is read, the defaults pass, and no parameter goes undeclared."""
+:func:`hbnlab.bounds.validate_params` before every ``fit``, applied by
+:class:`hbnlab.models.base.ParameterConstraintsMixin`): each declared parameter refuses what lies outside
+it before ``X`` is read, the error names the estimator and the parameter, the defaults pass, and no
+parameter goes undeclared.  The generated cases derive their invalid values from the table under test,
+so the ranges themselves are written out literally in ``test_parameter_ranges.py``."""
 from __future__ import annotations
 
 import math
@@ -89,7 +92,7 @@ def test_a_value_outside_the_table_is_refused_naming_the_parameter_before_x_is_r
     allowed = describe_allowed(cls._parameter_constraints[name])
     with pytest.raises(BoundsError) as err:
         est.fit(_Unread(), _y(cls))
-    assert str(err.value) == f"{name} must be {allowed}, got {shown(bad)}"
+    assert str(err.value) == f"{cls.__name__}: {name} must be {allowed}, got {shown(bad)}"
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=_ids(ESTIMATORS))
@@ -124,7 +127,7 @@ def test_a_fit_on_a_tiny_matrix_refuses_before_it_fits_and_fits_when_the_value_i
     X = np.array([[1, 0, 1], [0, 1, 0], [1, 1, 0], [0, 0, 1]])
     y = np.array([1, 0, 1, 0])
     est = make_classifier("KNN", None, {"k": 0})
-    with pytest.raises(BoundsError, match=r"^k must be an integer >= 1, got 0$"):
+    with pytest.raises(BoundsError, match=r"^KNNBinaryClassifier: k must be an integer >= 1, got 0$"):
         est.fit(X, y)
     assert not hasattr(est, "selected_features_")
     assert est.set_params(k=1).fit(X, y).predict(X).tolist() == y.tolist()

@@ -15,15 +15,18 @@ Models of term presence or counts also derive from :class:`NonNegativeInputMixin
 the models binarise with :func:`hbnlab._validation.as_binary`.
 
 Every estimator declares its hyper-parameters in ``_parameter_constraints`` (name -> list of
-alternatives, see :mod:`hbnlab.bounds`); ``fit`` checks them all with
-:func:`hbnlab.bounds.validate_params` before it reads ``X`` (estimators that write their own ``fit``
-call it first too).  Checks that join several parameters or the data stay in the estimators.
+alternatives, see :mod:`hbnlab.bounds`), and :class:`ParameterConstraintsMixin` checks them all with
+:func:`hbnlab.bounds.validate_params` before every ``fit`` reads ``X`` -- scikit-learn's
+``_fit_context``: every ``fit`` a subclass writes is wrapped when the class is created, so no ``fit``
+calls the check by hand, and the error names the estimator and the parameter.  Checks that join
+several parameters or the data stay in the estimators.
 
 Classifiers are binary (one class against the rest, as in the thesis); multi-label corpora use
 :class:`hbnlab.models.OneVsRest`.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -43,7 +46,47 @@ N_FEATURES_ALLOWED = [Bound("n_features", N_FEATURES.lo, math.inf), None]
 RANDOM_STATE_ALLOWED = [SEED, None, Kind("a numpy RandomState", lambda v: isinstance(v, np.random.RandomState))]
 
 
-class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
+class ParameterConstraintsMixin:
+    """Checks the declared ``_parameter_constraints`` before every ``fit`` (scikit-learn's
+    ``_fit_context``): each class that writes a ``fit`` has it wrapped when the class is created,
+    so a subclass's own ``fit`` is checked too, and the :class:`~hbnlab.bounds.BoundsError` names
+    the estimator and the parameter.
+
+    >>> from hbnlab.bounds import Bound
+    >>> class Toy(ParameterConstraintsMixin, BaseEstimator):
+    ...     _parameter_constraints = {"tol": [Bound("tol", 0, math.inf, integer=False)]}
+    ...     def __init__(self, tol=0.0):
+    ...         self.tol = tol
+    ...     def fit(self, X, y=None):
+    ...         return self
+    >>> Toy(tol=-1e-9).fit(None)
+    Traceback (most recent call last):
+    ...
+    hbnlab.bounds.BoundsError: Toy: tol must be a finite number >= 0, got -1e-09
+    """
+
+    _parameter_constraints: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        fit = cls.__dict__.get("fit")
+        if fit is not None and not getattr(fit, "checks_parameter_constraints", False):
+            cls.fit = _checking_parameter_constraints(fit)
+
+
+def _checking_parameter_constraints(fit):
+    """``fit`` preceded by the check of its estimator's ``_parameter_constraints``."""
+
+    @functools.wraps(fit)
+    def checked_fit(self, *args, **kwargs):
+        validate_params(self, type(self)._parameter_constraints, owner=type(self).__name__)
+        return fit(self, *args, **kwargs)
+
+    checked_fit.checks_parameter_constraints = True
+    return checked_fit
+
+
+class BinaryTextClassifier(ParameterConstraintsMixin, ClassifierMixin, BaseEstimator):
     """Base class: binary classifiers over term matrices with optional local feature selection.
 
     Subclasses define their hyper-parameters in a keyword-only ``__init__`` that includes
@@ -127,7 +170,6 @@ class BinaryTextClassifier(ClassifierMixin, BaseEstimator):
             ``(X, y)``.  The thesis selects on the whole training set even when fitting on the
             training-0 split (sec. 4.1.2); this argument reproduces that.
         """
-        validate_params(self, self._parameter_constraints)  # before X is read or anything allocated
         X = self._as_csr(X, reset=True)
         y = self._validate_y(y)
         self._check_non_negative(X)

@@ -64,7 +64,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from hbnlab.bounds import BOOLEAN, SEED, Bound, Choice, Kind, validate_params
+from hbnlab.bounds import BOOLEAN, SEED, Bound, Choice, Kind
 from hbnlab.corpus.taxonomy import ROOT, Taxonomy, TopicLabels
 from hbnlab.features import fisher_index_multiclass
 from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
@@ -284,7 +284,6 @@ class HierarchicalShrinkageNBClassifier(NonNegativeInputMixin, BinaryTextClassif
         target : str, optional
             The category's node (required with ``topics``).
         """
-        validate_params(self, self._parameter_constraints)  # before X is read (fit is this estimator's own)
         X = self._as_csr(X, reset=True)
         y01 = self._validate_y(y)
         self._check_non_negative(X)

@@ -21,8 +21,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from hbnlab._validation import as_count_matrix
-from hbnlab.bounds import BOOLEAN, Bound, Choice, validate_params
-from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.bounds import BOOLEAN, Bound, Choice
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin, ParameterConstraintsMixin
 
 __all__ = ["MultiLabelTextClassifier", "MultinomialNBClassifier", "MultinomialNBBinaryClassifier",
            "class_term_counts", "as_count_matrix", "presence_pattern", "TERM_TOTALS",
@@ -42,7 +42,7 @@ def presence_pattern(X: sp.csr_matrix) -> sp.csr_matrix:
     return Xb
 
 
-class MultiLabelTextClassifier(BaseEstimator):
+class MultiLabelTextClassifier(ParameterConstraintsMixin, BaseEstimator):
     """Base class: one model for all categories of a multi-label corpus.
 
     Subclasses implement ``_fit_multilabel(X, Y)`` (X: CSR counts, Y: bool (n_docs, n_classes))
@@ -56,7 +56,7 @@ class MultiLabelTextClassifier(BaseEstimator):
     _probabilistic = False
     #: the Y checks of fit: every class needs a positive document; and a negative one?
     _needs_negatives = True
-    #: hyper-parameter -> allowed alternatives, checked first in ``fit`` (:func:`hbnlab.bounds.validate_params`)
+    #: hyper-parameter -> allowed alternatives, checked before every ``fit`` (:class:`ParameterConstraintsMixin`)
     _parameter_constraints: dict = {}
 
     def _fit_multilabel(self, X, Y):  # pragma: no cover - abstract
@@ -105,7 +105,6 @@ class MultiLabelTextClassifier(BaseEstimator):
         -------
         self
         """
-        validate_params(self, self._parameter_constraints)
         X = as_count_matrix(X)
         Y = self._validate_Y(Y, X.shape[0], self._needs_negatives)
         self.n_features_in_ = X.shape[1]

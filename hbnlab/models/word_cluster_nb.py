@@ -15,14 +15,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from hbnlab.bounds import Bound, validate_params
+from hbnlab.bounds import Bound
 from hbnlab.clustering.distributional import agglomerate_words, word_class_counts
-from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin
+from hbnlab.models.base import BinaryTextClassifier, NonNegativeInputMixin, ParameterConstraintsMixin
 
 __all__ = ["WordClusterNB"]
 
 
-class WordClusterNB(ClassifierMixin, BaseEstimator):
+class WordClusterNB(ParameterConstraintsMixin, ClassifierMixin, BaseEstimator):
     """Multi-class, single-label naive Bayes over ``n_clusters`` distributional word clusters.
 
     Parameters
@@ -93,7 +93,6 @@ class WordClusterNB(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_documents,)
             Class of every document (single label).
         """
-        validate_params(self, self._parameter_constraints)
         if y is None:
             raise ValueError("requires y to be passed, but the target y is None")
         y = np.asarray(y)
