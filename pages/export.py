@@ -1,9 +1,8 @@
-"""Export: trained models, the tables as CSV and a report of a training job."""
-import json
-
+"""Export: trained models, the tables as CSV, a report and a Python script of a training job."""
 import streamlit as st
 
 from hbnlab.app import job_outputs, services, widgets
+from hbnlab.app.views import export as views
 
 cfg = widgets.page_frame("Export", "Download what a training job produced.")
 job_id, out = widgets.finished_job_outputs(key="p_job")
@@ -49,5 +48,17 @@ if networks:
 else:
     st.caption(f"{widgets.md_escape(info['classifier'])} has no Bayesian-network form: BIF, XMLBIF and HUGIN "
                "files exist for the HBN/HNB, naive Bayes, k-dependence, noisy-OR and greedy HNB learners.")
-st.download_button("Experiment settings (JSON)", json.dumps(out.result["config"], indent=2),
-                   file_name=f"{prefix}-config.json", mime="application/json", key="p_config", on_click="ignore")
+
+st.subheader("Settings and code")
+st.download_button("Experiment settings (JSON)", views.settings_json(out), file_name=f"{prefix}-config.json",
+                   mime="application/json", key="p_config", icon=":material/settings:", on_click="ignore")
+script_name = f"{prefix}.py"
+with widgets.readable_errors():  # a config written by another version: a message, not a traceback
+    script = views.python_script(out, script_name)
+st.download_button("What I just did, as Python", script, file_name=script_name, mime="text/x-python",
+                   key="p_script", icon=":material/code:", on_click="ignore")
+st.caption("A script that rebuilds this job with the hbnlab library -- the corpus read and indexed with the job's "
+           "options and stop list, its terms, learners, settings and seed -- and prints its breakeven table. It names "
+           "no path of this server: an uploaded corpus is read from the path given on its command line.")
+with st.expander("The script"):
+    st.code(script, language="python")

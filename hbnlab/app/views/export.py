@@ -1,11 +1,15 @@
 """The Export page: a finished train job as CSV files, a Markdown report, the data of the HTML
-report, and a model's Bayesian network as BIF / XMLBIF / HUGIN files.
+report, a model's Bayesian network as BIF / XMLBIF / HUGIN files, the job's settings (JSON) and
+the job as a Python script that rebuilds it (:mod:`hbnlab.export.script`); neither of the last two
+holds a path of the server.
 
 The tables are the Evaluation page's (:class:`~hbnlab.app.views.results.TrainOutputs`); their
 CSV and Markdown text is made by :func:`hbnlab.export.report.table_csv` and
 :func:`hbnlab.export.report.markdown_table`, the same functions as every other hbnlab report.
 """
 from __future__ import annotations
+
+import json
 
 from hbnlab.app.views.corpus import SYNTHETIC_BADGE, corpus_label
 from hbnlab.app.views.results import TrainOutputs
@@ -14,6 +18,7 @@ from hbnlab.export.bn_formats import BN_LEARNERS, FORMATS, network_from_model
 from hbnlab.export.escape import md_escape
 from hbnlab.export.model_io import load_model
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
+from hbnlab.export.script import job_script, shareable_config
 from hbnlab.models.catalog import CLUSTERINGS
 from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, OPTIONAL_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
 
@@ -27,6 +32,21 @@ def export_tables(out: TrainOutputs) -> dict:
         "models.csv": table_csv(out.units_frame()).encode("utf-8"),
         scores: table_csv(out.document_scores()).encode("utf-8"),
     }
+
+
+def settings_json(out: TrainOutputs) -> str:
+    """The job's experiment settings as JSON, without the server's paths (an upload by its name,
+    :func:`hbnlab.export.script.shareable_config`)."""
+    return json.dumps(shareable_config(out.result.get("config", {})), indent=2, ensure_ascii=False)
+
+
+def python_script(out: TrainOutputs, file_name: str) -> str:
+    """The job as a Python script that rebuilds it with the library and prints its breakeven table
+    (:func:`hbnlab.export.script.job_script`)."""
+    res = out.result
+    return job_script(out.job_config(), classes=res.get("classes") or (), classifiers=out.classifiers,
+                      stage=out.stage, class_settings=res.get("class_settings"), job_id=out.job_id,
+                      file_name=file_name)
 
 
 #: The Bayesian-network file formats: (button title, file suffix, MIME type) by format name.
@@ -133,7 +153,7 @@ def markdown_report(out: TrainOutputs, record) -> str:
         "",
         markdown_table(breakeven),
         "",
-        *[f"* {md_escape(n.text(out.stage if out.stage == 'test' else 'validation split'))}"
+        *[f"* {md_escape(n.text('test set' if out.stage == 'test' else 'validation split'))}"
           for n in out.baseline_notes(breakeven)],
         "",
         "## Ranking measures (%)",
