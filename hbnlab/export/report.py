@@ -407,19 +407,28 @@ def tables_csv(result: ExperimentResult) -> dict:
     return {f"{name}.csv": table_csv(df) for name, df in report_tables(result).items()}
 
 
-def table_csv(df: pd.DataFrame) -> str:
-    """One table as CSV text: floats with four decimals, the index kept unless it is a plain
-    ``RangeIndex`` (row numbers); text cells that a spreadsheet would run as a formula are
-    neutralised (:func:`hbnlab.export.escape.csv_safe_frame`)."""
+def _whole_columns(df: pd.DataFrame, whole) -> pd.DataFrame:
+    """``df`` with the columns ``whole`` (counts: EM iterations) as nullable integers, so a count
+    stored beside a missing value (a float column) prints as ``13``, the missing one empty."""
+    cols = [c for c in whole if c in df.columns]
+    return df.astype({c: "Int64" for c in cols}) if cols else df
+
+
+def table_csv(df: pd.DataFrame, whole=()) -> str:
+    """One table as CSV text: floats with four decimals, the columns ``whole`` as integers, a
+    missing value empty, the index kept unless it is a plain ``RangeIndex`` (row numbers); text
+    cells that a spreadsheet would run as a formula are neutralised
+    (:func:`hbnlab.export.escape.csv_safe_frame`)."""
     keep_index = not isinstance(df.index, pd.RangeIndex)
-    return csv_safe_frame(df).to_csv(index=keep_index, float_format="%.4f")
+    return csv_safe_frame(_whole_columns(df, whole)).to_csv(index=keep_index, float_format="%.4f")
 
 
-def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
+def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}", whole=()) -> str:
     """A GitHub-flavoured Markdown table (no dependency on ``tabulate``).
 
-    A named or non-``RangeIndex`` index becomes the first column; NaN prints as an empty cell,
-    other floats through ``floatfmt``; text goes through :func:`hbnlab.export.escape.md_escape`
+    A named or non-``RangeIndex`` index becomes the first column; a missing value (NaN, None: naive
+    Bayes's EM columns) prints as an empty cell, the columns ``whole`` (counts) as integers, other
+    floats through ``floatfmt``; text goes through :func:`hbnlab.export.escape.md_escape`
     (``|`` and every other Markdown character escaped, a line break becomes a space) so every row
     stays one line and corpus data is never read as markup.  A table without rows is ``_(none)_``.
 
@@ -431,13 +440,22 @@ def markdown_table(df: pd.DataFrame, floatfmt: str = "{:.1f}") -> str:
     | --- | --- |
     | earn | 91.2 |
     | micro |  |
+    >>> units = pd.DataFrame({"classifier": ["HBN-OR", "NB"], "EM iterations": [13, None], "converged": [True, None]})
+    >>> print(markdown_table(units, "{:.3f}", whole=["EM iterations"]))
+    | classifier | EM iterations | converged |
+    | --- | --- | --- |
+    | HBN-OR | 13 | True |
+    | NB |  |  |
     """
+    df = _whole_columns(df, whole)
     if df.index.name or not isinstance(df.index, pd.RangeIndex):
         df = df.reset_index()
     if df.empty:
         return "_(none)_"
 
     def cell(v):
+        if v is None or v is pd.NA:
+            return ""
         if isinstance(v, (float, np.floating)):
             return "" if np.isnan(v) else floatfmt.format(v)
         return md_table_cell(v)

@@ -66,6 +66,21 @@ def test_the_script_of_a_synthetic_job_prints_the_jobs_breakeven_table(app, tmp_
     expected = _job_table(job)
     assert "| micro |" in expected and "| macro |" in expected
     assert printed == expected
+    # the report's baseline note names the split in full (it read "on the test: micro breakeven")
+    from hbnlab.app import job_outputs
+
+    report = job_outputs.markdown_report(job)
+    assert "on the test set" in report and "on the test:" not in report and "on the test," not in report
+    # its Models table: NB's EM columns empty, not "None"; iterations whole numbers, not "13.000"
+    models = report.split("## Models", 1)[1].split("\n\n")[1].splitlines()
+    head = [c.strip() for c in models[0].strip("|").split("|")]
+    rows = [dict(zip(head, (c.strip() for c in r.strip("|").split("|")))) for r in models[2:]]
+    assert "None" not in report
+    assert {r["EM iterations"] for r in rows if r["classifier"] == "NB"} == {""}
+    assert all(r["EM iterations"].isdigit() for r in rows if r["classifier"] == "HBN-OR")
+    models_csv = list(csv.DictReader(io.StringIO(job_outputs.export_tables(job)["models.csv"].decode())))
+    assert {r["EM iterations"] for r in models_csv if r["classifier"] == "NB"} == {""}
+    assert all(r["EM iterations"].isdigit() for r in models_csv if r["classifier"] == "HBN-OR")
 
 
 def test_the_script_of_an_upload_reads_the_path_it_is_given_and_names_no_server_path(app, data_home, tmp_path):

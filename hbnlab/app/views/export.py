@@ -22,6 +22,9 @@ from hbnlab.export.script import job_script, shareable_config
 from hbnlab.models.catalog import CLUSTERINGS
 from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, OPTIONAL_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
 
+#: Columns of the units table that count (printed as integers; naive Bayes's are empty).
+UNIT_COUNTS = ("EM iterations",)
+
 
 def export_tables(out: TrainOutputs) -> dict:
     """CSV files (name -> bytes) of a finished train job."""
@@ -29,7 +32,7 @@ def export_tables(out: TrainOutputs) -> dict:
     return {
         "breakeven.csv": table_csv(out.breakeven_frame()).encode("utf-8"),
         "ranking_measures.csv": table_csv(out.ranking_frame()).encode("utf-8"),
-        "models.csv": table_csv(out.units_frame()).encode("utf-8"),
+        "models.csv": table_csv(out.units_frame(), whole=UNIT_COUNTS).encode("utf-8"),
         scores: table_csv(out.document_scores()).encode("utf-8"),
     }
 
@@ -162,7 +165,7 @@ def markdown_report(out: TrainOutputs, record) -> str:
         "",
         "## Models",
         "",
-        markdown_table(out.units_frame(), floatfmt="{:.3f}"),
+        markdown_table(out.units_frame(), floatfmt="{:.3f}", whole=UNIT_COUNTS),
         "",
     ]
     if out.compare_with_thesis():
