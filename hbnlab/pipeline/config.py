@@ -16,12 +16,14 @@ import json
 from dataclasses import dataclass, fields
 
 from hbnlab import bounds
-from hbnlab.bounds import MAX_TABLE_ROWS
+from hbnlab.bn.em import ACCELERATIONS
+from hbnlab.bounds import MAX_PARENTS, MAX_TABLE_ROWS, Bound, validate_params
 from hbnlab.models.catalog import CLUSTERINGS, TABLE_4_1, TREE_LEARNERS, learner_names
 from hbnlab.models.hbn import (
     CHILDREN_SELECTIONS,
     HIDDEN_STATE_SEARCHES,
     INITS,
+    TREE_PARAMETER_CONSTRAINTS,
     TREE_TERMS_DEFAULT,
     parse_hidden_states,
 )
@@ -40,8 +42,8 @@ STOPWORDS = STOPLIST_NAMES
 STEMMING = ("none", "porter")
 SELECTION_METHODS = ("ig", "chi2", "mi", "df", "fisher")
 SELECTION_SCOPES = ("local", "global")
-#: EM acceleration of the tree learners ("none" is plain EM, the thesis's; :mod:`hbnlab.bn.em`).
-EM_ACCELERATIONS = ("none", "squarem")
+#: EM acceleration of the tree learners ("none" is plain EM, the thesis's; :mod:`hbnlab.bn.em`'s None).
+EM_ACCELERATIONS = tuple("none" if a is None else a for a in ACCELERATIONS)
 #: Range of the E-step count after which the weaker EM restarts are dropped (0: no screening).
 SCREEN_ITER_RANGE = (bounds.SCREEN_ITER.lo, bounds.SCREEN_ITER.hi)
 #: Range of the number of restarts screening keeps.
@@ -82,10 +84,40 @@ STRUCTURE_ALGORITHMS = TREE_LEARNERS
 #: Learners an experiment may train (the catalogue's, thesis rows first).
 CLASSIFIERS = tuple(learner_names())
 
-#: alpha range per clustering algorithm (AVG about 0-0.2, OR 0-0.3, DEP 0-400) and the step of
-#: the workbench's slider.
-ALPHA_RANGE = {"avg": (0.0, 0.2, 0.005), "or": (0.0, 0.3, 0.005), "dep": (0.0, 400.0, 5.0)}
-B_RANGE = (2, 12)
+#: The tree learners' settings are checked against the estimators' own table (one table per parameter,
+#: :data:`hbnlab.models.hbn.TREE_PARAMETER_CONSTRAINTS`): a URL or a saved config accepts what a fit
+#: accepts.  ``B_<clustering>`` is shared by HBN-x and HNB-x, so its upper end is the HBN's
+#: (:data:`hbnlab.bounds.MAX_PARENTS`, which an HBN fit enforces with :func:`hbnlab.bounds.check_parents`).
+TREE_FIELD_PARAMETERS = {"n_restarts": "n_restarts", "screen_iter": "screen_iter", "screen_keep": "screen_keep",
+                         "hidden_states": "hidden_states", **{f"B_{c}": "B" for c in CLUSTERINGS},
+                         **{f"alpha_{c}": "alpha" for c in CLUSTERINGS}}
+_B_LO = next(b for b in TREE_PARAMETER_CONSTRAINTS["B"] if isinstance(b, Bound)).lo
+TREE_FIELD_CONSTRAINTS = {
+    **{field: [c for c in TREE_PARAMETER_CONSTRAINTS[param] if c is not None]
+       for field, param in TREE_FIELD_PARAMETERS.items()},
+    **{f"B_{c}": [Bound("B", _B_LO, MAX_PARENTS)] for c in CLUSTERINGS},
+}
+
+#: The workbench's narrowing, in this one place (each from the estimator's lower end): the Structure
+#: page's sliders show these ranges, alpha per clustering (AVG about 0-0.2, OR 0-0.3, DEP 0-400, with
+#: the slider's step) and B up to 12; a value the config accepts beyond them widens its slider
+#: (:func:`slider_range`).  The widgets of ``n_features`` and ``tree_terms`` stop at the upper ends of
+#: :data:`hbnlab.bounds.N_FEATURES` / :data:`hbnlab.bounds.TREE_TERMS` (5000), which this config keeps
+#: (a number input cannot show more); the estimators take any number.
+_ALPHA_LO = TREE_FIELD_CONSTRAINTS["alpha_avg"][0].lo
+ALPHA_RANGE = {"avg": (_ALPHA_LO, 0.2, 0.005), "or": (_ALPHA_LO, 0.3, 0.005), "dep": (_ALPHA_LO, 400.0, 5.0)}
+B_RANGE = (int(_B_LO), 12)
+
+
+def slider_range(declared: tuple, value) -> tuple:
+    """A slider's declared range (:data:`B_RANGE`, a value of :data:`ALPHA_RANGE`) widened to hold
+    ``value``, a setting the config accepted (a URL's ``B_or=15``), so that the slider can show it.
+
+    >>> slider_range(B_RANGE, 15), slider_range(ALPHA_RANGE["or"], 0.09)
+    ((2, 15), (0.0, 0.3, 0.005))
+    """
+    lo, hi, *step = declared
+    return (min(lo, value), max(hi, value), *step)
 
 
 def clustering_of(algorithm: str) -> str:
@@ -316,16 +348,9 @@ class ExperimentConfig:
         bounded("min_df", bounds.MIN_DF)
         bounded("n_features", bounds.N_FEATURES)
         integer("n_categories", 1)
-        bounded("n_restarts", bounds.N_RESTARTS)
+        validate_params({field: getattr(self, field) for field in TREE_FIELD_CONSTRAINTS}, TREE_FIELD_CONSTRAINTS)
         choice("em_acceleration", EM_ACCELERATIONS)
-        bounded("screen_iter", bounds.SCREEN_ITER)
-        bounded("screen_keep", bounds.SCREEN_KEEP)
         choice("hnb_init", HNB_INITS)
-        hs = self.hidden_states
-        if not (hs in HIDDEN_STATE_SEARCHES if isinstance(hs, str)
-                else type(hs) is int and 2 <= hs <= HIDDEN_STATES_MAX):
-            raise ValueError(f"hidden_states must be an integer in 2..{HIDDEN_STATES_MAX}, "
-                             f"{' or '.join(repr(v) for v in HIDDEN_STATE_SEARCHES)}, got {self.hidden_states!r}")
         if self.hnb_init == "hbn" and isinstance(self.hidden_states, str):
             raise ValueError(f"hnb_init='hbn' needs a number of hidden states, got hidden_states="
                              f"{self.hidden_states!r} (start the HNB at random, or fix the number of states)")
@@ -335,12 +360,6 @@ class ExperimentConfig:
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
             raise ValueError(f"cv must be 0 (a hold-out split) or an integer in 2..{CV_MAX} (folds), got {self.cv!r}")
-        for c in CLUSTERINGS:
-            integer(f"B_{c}", *B_RANGE)
-            a = getattr(self, f"alpha_{c}")
-            lo, hi, _ = ALPHA_RANGE[c]
-            if isinstance(a, bool) or not isinstance(a, (int, float)) or not lo <= a <= hi:
-                raise ValueError(f"alpha_{c} must be a number in [{lo}, {hi}], got {a!r}")
         if not self.classifiers:
             raise ValueError("classifiers must name at least one learner, got ()")
         for c in self.classifiers:
@@ -611,7 +630,8 @@ PRESETS = {
 }
 
 
-__all__ = ["ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_of", "is_hnb", "hbn_table_rows",
+__all__ = ["slider_range", "TREE_FIELD_CONSTRAINTS", "TREE_FIELD_PARAMETERS",
+           "ExperimentConfig", "Preset", "PRESETS", "clustering_of", "direction_of", "is_hnb", "hbn_table_rows",
            "check_table_size",
            "ALPHA_RANGE", "B_RANGE", "CLASSIFIERS", "EM_ACCELERATIONS", "EM_SPEED_DEFAULTS", "HNB_INITS",
            "CORPUS_OPTIONAL_DEFAULTS",

@@ -71,10 +71,10 @@ def test_round_trips(cfg):
 
 
 @pytest.mark.parametrize("field, value, needle", [
-    ("B_or", 1, "B_or must be an integer in 2..12, got 1"),
-    ("B_avg", 13, "B_avg must be an integer in 2..12, got 13"),
-    ("alpha_avg", 0.5, "alpha_avg must be a number in [0.0, 0.2], got 0.5"),
-    ("alpha_dep", -1.0, "alpha_dep must be a number in [0.0, 400.0], got -1.0"),
+    ("B_or", 1, "B_or must be an integer in 2..20, got 1"),  # the estimators' ranges: test_config_ranges.py
+    ("B_avg", 21, "B_avg must be an integer in 2..20, got 21"),
+    ("alpha_avg", -0.5, "alpha_avg must be a number in [0, 1e+06], got -0.5"),
+    ("alpha_dep", 2e6, "alpha_dep must be a number in [0, 1e+06], got 2000000.0"),
     ("corpus", "mnist", "corpus must be one of"),
     ("n_features", 0, "n_features must be an integer in 1..5000, got 0"),
     ("stopwords", "french", "stopwords must be one of"),
