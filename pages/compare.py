@@ -7,12 +7,14 @@ cfg = widgets.page_frame("Compare", "Two or more trained classifiers on the same
                          "side by side, and whether a difference is more than the luck of which documents "
                          "happen to be in the test set.")
 labels = job_outputs.comparable_systems()
+names = job_outputs.system_labels()
 if len(labels) < 2:
     st.info("Compare needs at least two trained classifiers: train a job with two classifiers, or two jobs, "
             "on the Training page.")
     st.stop()
 default = list(labels)[:2]
 chosen = st.multiselect("Systems (the first is the reference)", list(labels), default=default, key="c_systems",
+                        format_func=lambda k: names.get(k, k),
                         help="A system is one classifier of one finished job. Systems trained on the reference's "
                              "corpus are compared document by document; one trained on another corpus is shown, "
                              "marked, but not paired.")
@@ -43,7 +45,7 @@ with widgets.readable_errors():
 
 st.subheader("How sure is the difference?")
 c1, c2, c3 = st.columns([2, 1, 1])
-other = c1.selectbox("Against the reference", chosen[1:], key="c_other")
+other = c1.selectbox("Against the reference", chosen[1:], key="c_other", format_func=lambda k: names.get(k, k))
 n_boot = c2.select_slider("Resamples", [200, 500, 1000, 2000], value=1000, key="c_boot")
 threshold = c3.slider("McNemar threshold on P(class | document)", 0.05, 0.95, 0.5, 0.05, key="c_threshold")
 with widgets.readable_errors():

@@ -61,6 +61,14 @@ def comparable_systems() -> dict:
             for r in services.finished_train_jobs() for c in r.result.get("classifiers", [])}
 
 
+def system_labels() -> dict:
+    """The pickers' name of every system of :func:`comparable_systems`, by its key: the key and the
+    run's terms, B and alpha (``"#3 · HBN-OR · 30 terms · B 9, α 0.09"``,
+    :func:`hbnlab.app.views.compare.system_label`)."""
+    return {compare_view.system_key(r.id, c): compare_view.system_label(r.id, c, r.result)
+            for r in services.finished_train_jobs() for c in r.result.get("classifiers", [])}
+
+
 def baseline_notes(systems) -> list:
     """The baseline check of the HBN / HNB systems among ``systems`` (``[(job_id, classifier), ...]``):
     each against NB and SVM of its own job (the same terms), :meth:`TrainOutputs.baseline_notes`."""
@@ -330,7 +338,7 @@ def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFram
     return df.reset_index(drop=True)
 
 
-__all__ = ["train_outputs", "comparable_systems", "baseline_notes", "compare_verdict", "compare_table",
+__all__ = ["train_outputs", "comparable_systems", "system_labels", "baseline_notes", "compare_verdict", "compare_table",
            "compare_notes", "pair_class_note", "bootstrap_frame", "unpaired_reason", "paired_comparison",
            "unit_model", "model_bytes", "em_traces", "explain", "export_tables", "bn_files", "markdown_report",
            "html_report", "alpha_grid", "parse_alpha_values", "tuning_cells", "config_with_cell",

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from hbnlab.app.views.corpus import config_corpus_label
+from hbnlab.app.views.jobs import run_settings
 from hbnlab.evaluation import mcnemar, one_of_n_accuracy, paired_bootstrap
 from hbnlab.export.report import breakeven_by_classifier
 from hbnlab.pipeline.config import ExperimentConfig
@@ -34,6 +35,13 @@ OTHER_CORPUS = " (other corpus)"
 
 def system_key(job_id: int, classifier: str) -> str:
     return f"#{int(job_id)} · {classifier}"
+
+
+def system_label(job_id: int, classifier: str, result: dict) -> str:
+    """A system as the pickers name it: its key and the settings that tell it from another run of
+    the same learner (:func:`hbnlab.app.views.jobs.run_settings`), ``"#2 · HBN-DEP · 30 terms · B 7, α 170"``."""
+    settings = run_settings(result, [classifier])
+    return system_key(job_id, classifier) + (f" · {settings}" if settings else "")
 
 
 def corpus_description(out) -> str:

@@ -6,6 +6,9 @@ import time
 import numpy as np
 import pandas as pd
 
+from hbnlab.models.catalog import CLUSTERINGS
+from hbnlab.pipeline.config import STRUCTURE_ALGORITHMS, ExperimentConfig, clustering_of
+
 
 def _fmt_seconds(s) -> str:
     if s is None or not np.isfinite(s):
@@ -36,6 +39,56 @@ def progress_text(progress: dict | None) -> str:
     if not parts and p.get("message"):
         parts.append(str(p["message"]))
     return " · ".join(parts)
+
+
+def run_settings(params: dict, classifiers=None) -> str:
+    """What tells two runs apart in a picker: the terms per class and, for the tree learners among
+    ``classifiers`` (default the job's), B and alpha -- ``"30 terms · B 7, α 170"``; one B / alpha per
+    clustering when several are trained (``"30 terms · OR B 9, α 0.09; DEP B 7, α 170"``), "per
+    class" for what a tuning job chose class by class.  ``params``: a train job's parameters or
+    result (``config``, ``classifiers``, ``class_settings``); ``""`` when its config cannot be read.
+
+    >>> run_settings({"config": {"n_features": 30, "B_dep": 7, "alpha_dep": 170.0}}, ["HBN-DEP"])
+    '30 terms · B 7, α 170'
+    >>> run_settings({"config": {"n_features": 30}, "class_settings": {"earn": {"n_features": 50}}}, ["NB"])
+    'terms per class'
+    """
+    try:
+        cfg = ExperimentConfig.from_dict(params["config"])
+    except (KeyError, TypeError, ValueError):
+        return ""
+    own = [v for v in (params.get("class_settings") or {}).values() if isinstance(v, dict)]
+    names = [str(n).upper() for n in (classifiers or params.get("classifiers") or cfg.classifiers)]
+    parts = ["terms per class" if any("n_features" in v for v in own) else f"{cfg.n_features} terms"]
+    trees = sorted({clustering_of(n) for n in names if n in STRUCTURE_ALGORITHMS}, key=CLUSTERINGS.index)
+    if trees and any("B" in v or "alpha" in v for v in own):
+        parts.append("B and α per class")
+    elif trees:
+        each = []
+        for c in trees:
+            B, alpha = cfg.structure_params(f"HBN-{c.upper()}")
+            each.append(("" if len(trees) == 1 else f"{c.upper()} ") + f"B {B}, α {alpha:g}")
+        parts.append("; ".join(each))
+    return " · ".join(parts)
+
+
+def empty_jobs_text(kind: str | None, counts: dict) -> str:
+    """What an empty job list says: what it lists, and where the jobs of other kinds are.
+    ``counts``: the number of jobs of each kind.
+
+    >>> empty_jobs_text("tune", {"train": 2})
+    'No tuning sweeps yet; 2 training jobs are on Training.'
+    >>> empty_jobs_text("tune", {}), empty_jobs_text(None, {})
+    ('No tuning sweeps yet.', 'No jobs yet.')
+    """
+    if kind is None:
+        return "No jobs yet."
+    what = {"tune": "tuning sweeps", "train": "training jobs"}.get(kind, f"{kind} jobs")
+    others = [(n, {"train": ("training job", "Training"), "tune": ("tuning sweep", "Tuning")}.get(k, (f"{k} job", "")))
+              for k, n in counts.items() if k != kind and n]
+    where = "; ".join(f"{n} {noun}{'s are' if n != 1 else ' is'}" + (f" on {page}" if page else "")
+                      for n, (noun, page) in others)
+    return f"No {what} yet" + (f"; {where}." if where else ".")
 
 
 def jobs_frame(records, now: float | None = None) -> pd.DataFrame:
