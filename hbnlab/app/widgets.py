@@ -7,6 +7,7 @@ as ``widgets.md_escape``.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from contextlib import contextmanager
 
 import streamlit as st
@@ -14,6 +15,7 @@ import streamlit as st
 from hbnlab.app import job_outputs, services, state, views
 from hbnlab.app.uploads import hide_server_paths
 from hbnlab.app.views.compare import p_text, signed_text
+from hbnlab.app.views.jobs import empty_jobs_text, run_settings
 from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
 
@@ -330,7 +332,8 @@ def job_picker(jobs, *, key: str, label: str = "Training job", session_key: str 
     def fmt(i):
         r = by_id[i]
         other = "" if services.job_on_corpus(r, cfg) else f" · other corpus: {services.job_corpus_label(r)}"
-        return f"#{r.id} · {r.label}{other}"
+        settings = run_settings(r.spec.params)
+        return f"#{r.id} · {r.label}{' · ' + settings if settings else ''}{other}"
 
     def pin():
         chosen = st.session_state[widget_key]
@@ -442,7 +445,8 @@ def job_table(*, kind: str | None = None, key: str = "jobs", actions: bool = Tru
             # refreshes often only on a page run that saw active jobs)
             st.rerun(scope="app")
         if not records:
-            st.caption("No jobs yet.")
+            others = Counter(r.kind for r in services.list_jobs()) if kind else {}  # where the other jobs are
+            st.caption(empty_jobs_text(kind, others))
             return
         df = views.jobs_frame(records)
         st.dataframe(df, hide_index=True, key=f"{key}_df", column_config={
