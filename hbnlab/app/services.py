@@ -206,9 +206,11 @@ def get_job(job_id: int):
     return registry().get(int(job_id))
 
 
-def cancel_job(job_id: int) -> None:
-    """Request a cancel; the EM loop sees it between iterations (within a second)."""
-    runner().cancel(int(job_id))
+def cancel_job(job_id: int, expect: tuple[str, int] | None = None) -> None:
+    """Request a cancel; the EM loop sees it between iterations (within a second).  ``expect``: the
+    ``(state, attempt)`` the page showed; a :class:`~hbnlab.jobs.StaleJobError` when that attempt has
+    finished or been replaced since (another tab retried it)."""
+    runner().cancel(int(job_id), expect=expect)
 
 
 def retry_job(job_id: int) -> None:
@@ -221,8 +223,10 @@ def resume_job(job_id: int) -> None:
     runner().resume(int(job_id))
 
 
-def delete_job(job_id: int) -> None:
-    registry().delete(int(job_id))
+def delete_job(job_id: int, expect: tuple[str, int] | None = None) -> None:
+    """Delete a finished job; ``expect``: the ``(state, attempt)`` the page showed, a
+    :class:`~hbnlab.jobs.StaleJobError` and nothing deleted when the job has changed since."""
+    registry().delete(int(job_id), expect=expect)
 
 
 def job_logs(job_id: int) -> list[str]:

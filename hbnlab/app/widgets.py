@@ -17,6 +17,7 @@ from hbnlab.app.uploads import hide_server_paths
 from hbnlab.app.views.compare import p_text, signed_text
 from hbnlab.app.views.jobs import empty_jobs_text, run_settings
 from hbnlab.export.escape import md_escape
+from hbnlab.jobs import JobNotFound, StaleJobError
 from hbnlab.pipeline.config import CV_MAX, ExperimentConfig
 
 ACTIVE = ("queued", "running")
@@ -404,8 +405,20 @@ def _job_actions(records, key: str) -> None:
     c1, c2, c3, c4, c5 = st.columns([2, 1, 1, 1, 1], vertical_alignment="bottom")
     jid = c1.selectbox("Job", ids, key=widget_key, format_func=lambda i: f"#{i}", on_change=pin)
     rec = next(r for r in records if r.id == jid)
-    if c2.button("Cancel", key=f"{key}_cancel", disabled=rec.state not in ACTIVE, icon=":material/stop:"):
-        services.cancel_job(jid)
+    refused = f"{key}_refused"
+    message = st.session_state.pop(refused, None)  # set by a refused click of this run's callback
+    if message:
+        st.warning(md_escape(message), icon=":material/sync_problem:")
+    shown = (rec.state, rec.attempt)  # what this tab shows: bound to the click, checked by the registry
+
+    def destroy(action, job_id, expect):  # a button callback: runs with the record as it was shown
+        try:
+            action(job_id, expect=expect)
+        except (StaleJobError, JobNotFound) as exc:
+            st.session_state[refused] = str(exc)
+
+    if c2.button("Cancel", key=f"{key}_cancel", disabled=rec.state not in ACTIVE, icon=":material/stop:",
+                 on_click=destroy, args=(services.cancel_job, jid, shown)) and not message:
         st.toast(f"Cancel requested for job #{jid}")
     if c3.button("Retry", key=f"{key}_retry", disabled=rec.state not in ("failed", "cancelled", "interrupted"),
                  icon=":material/replay:"):
@@ -414,8 +427,8 @@ def _job_actions(records, key: str) -> None:
     if c4.button("Resume", key=f"{key}_resume", disabled=rec.state != "interrupted", icon=":material/play_arrow:"):
         services.resume_job(jid)
         st.toast(f"Job #{jid} resumed")
-    if c5.button("Delete", key=f"{key}_delete", disabled=rec.state in ACTIVE, icon=":material/delete:"):
-        services.delete_job(jid)
+    if c5.button("Delete", key=f"{key}_delete", disabled=rec.state in ACTIVE, icon=":material/delete:",
+                 on_click=destroy, args=(services.delete_job, jid, shown)) and not message:
         st.rerun(scope="app")
     with st.expander(f"Log of job #{jid}"):
         lines = services.job_logs(jid)

@@ -32,6 +32,7 @@ from hbnlab.jobs.registry import (
     LogEntry,
     RegistryError,
     RunRegistry,
+    StaleJobError,
 )
 from hbnlab.jobs.runner import Runner, RunnerError
 from hbnlab.jobs.spec import SPEC_VERSION, JobSpec, SpecError
@@ -49,7 +50,7 @@ from hbnlab.jobs.tasks import (
 __all__ = [
     "BACKENDS", "DaskRunner", "InlineTaskContext", "JobCancelled", "JobNotFound", "JobRecord",
     "JobSpec", "LocalProcessRunner", "LogEntry", "RegistryError", "RunRegistry", "Runner",
-    "RunnerError", "SPEC_VERSION", "STATES", "SpecError", "TASKS", "TERMINAL_STATES",
+    "RunnerError", "SPEC_VERSION", "STATES", "SpecError", "StaleJobError", "TASKS", "TERMINAL_STATES",
     "TaskContext", "TaskError", "TaskOutcome", "get_runner", "register_task", "run_inline",
 ]
 

@@ -56,6 +56,12 @@ class JobNotFound(RegistryError):
     """No job with this id."""
 
 
+class StaleJobError(RegistryError):
+    """A destructive action (delete, cancel) pressed against a job's state that has changed since:
+    another tab or process retried, resumed or finished it.  Nothing was done; the message names the
+    state shown and the state now."""
+
+
 @dataclass(frozen=True)
 class JobRecord:
     """A snapshot of one job's row.  Times are Unix seconds (``time.time()``)."""

@@ -52,6 +52,7 @@ from hbnlab.jobs.records import (
     JobRecord,
     LogEntry,
     RegistryError,
+    StaleJobError,
 )
 from hbnlab.jobs.schema import MIGRATIONS, SCHEMA_VERSION
 from hbnlab.jobs.spec import JobSpec, SpecError, canonical_json
@@ -68,6 +69,7 @@ __all__ = [
     "LogEntry",
     "MIGRATIONS",
     "RegistryError",
+    "StaleJobError",
     "RunRegistry",
     "SCHEMA_VERSION",
     "STATES",
@@ -499,16 +501,45 @@ class RunRegistry(SQLiteStore):
         if job_id is not None:
             self.get(job_id)  # raises JobNotFound
 
-    def request_cancel(self, job_id: int | None = None, *, group: str | None = None) -> list[int]:
+    @staticmethod
+    def _check_expected(con, job_id: int, expect, action: str, *, same_state: bool) -> None:
+        """:class:`StaleJobError` when job ``job_id`` is no longer ``expect = (state, attempt)``, the
+        record a page showed when ``action`` was pressed (inside the action's write transaction, so
+        nothing changes between the check and the action).  ``same_state=False`` (a cancel) accepts
+        a queued attempt that has started meanwhile: it is still the run that was shown.  (A retry
+        queues the job under its old attempt number, which its next claim raises: a finished job
+        retried since is ``queued`` again, a changed state.)"""
+        if expect is None:
+            return
+        shown_state, shown_attempt = expect
+        row = con.execute("SELECT state, attempt FROM jobs WHERE id=?", (int(job_id),)).fetchone()
+        if row is None:
+            raise JobNotFound(f"job {job_id} no longer exists; nothing to {action}")
+        state, attempt = row
+        same = attempt == int(shown_attempt) and (
+            state == shown_state or not same_state and (shown_state, state) == ("queued", "running"))
+        if not same:
+            raise StaleJobError(f"job {job_id} is now {state} (attempt {attempt}), not {shown_state} (attempt "
+                                f"{shown_attempt}) as shown when {action} was pressed; nothing was done -- look "
+                                "at it again")
+
+    def request_cancel(self, job_id: int | None = None, *, group: str | None = None,
+                       expect: tuple[str, int] | None = None) -> list[int]:
         """Cancel one job or every active job of a group.
 
         Queued jobs become ``cancelled`` at once; running jobs get a cancel request that their
         worker sees within a second (``ctx.should_stop()``).  Finished jobs are left alone.
-        Returns the ids affected.
+        ``expect = (state, attempt)``, the record the cancel was pressed against (one job only):
+        :class:`StaleJobError` and nothing cancelled when the job has changed since, other than a
+        queued attempt starting (it finished, or another tab retried it).  Returns the ids affected.
         """
         self._need_one(job_id, group, "request_cancel")
+        if expect is not None and job_id is None:
+            raise RegistryError("request_cancel: expect= needs a job_id")
         now = time.time()
         with self._write("requesting a cancel") as con:
+            if job_id is not None:
+                self._check_expected(con, job_id, expect, "Cancel", same_state=False)
             queued = self._select_ids(con, job_id, group, ["queued"])
             running = self._select_ids(con, job_id, group, ["running"])
             for jid in queued:
@@ -592,10 +623,13 @@ class RunRegistry(SQLiteStore):
                 done.append(jid)
         return done
 
-    def delete(self, job_id: int) -> None:
+    def delete(self, job_id: int, *, expect: tuple[str, int] | None = None) -> None:
         """Remove a job that is not running, with its logs, traces and artifact records
-        (artifact files are removed by :meth:`prune_artifacts`)."""
+        (artifact files are removed by :meth:`prune_artifacts`).  ``expect = (state, attempt)``, the
+        record the delete was pressed against: :class:`StaleJobError` and nothing deleted when the
+        job has changed since (retried, resumed, finished again -- by another tab or process)."""
         with self._write("deleting a job") as con:
+            self._check_expected(con, job_id, expect, "Delete", same_state=True)
             row = con.execute("SELECT state FROM jobs WHERE id=?", (int(job_id),)).fetchone()
             if row is None:
                 raise JobNotFound(f"no job {job_id} in run registry {self.db_path}")

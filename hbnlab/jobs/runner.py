@@ -110,10 +110,12 @@ class Runner(abc.ABC):
         shipped to each worker once (replacing a previous value of that name)."""
 
     # ------------------------------------------------------------------ control
-    def cancel(self, job_id: int | None = None, *, group: str | None = None) -> list[int]:
+    def cancel(self, job_id: int | None = None, *, group: str | None = None,
+               expect: tuple[str, int] | None = None) -> list[int]:
         """Cancel one job or every queued/running job of a group; returns the ids affected.
-        Running tasks see ``ctx.should_stop()`` within a second."""
-        ids = self.registry.request_cancel(job_id, group=group)
+        Running tasks see ``ctx.should_stop()`` within a second.  ``expect``: the ``(state,
+        attempt)`` the cancel was pressed against (:meth:`RunRegistry.request_cancel`)."""
+        ids = self.registry.request_cancel(job_id, group=group, expect=expect)
         self._wake()
         return ids
 
