@@ -112,3 +112,30 @@ def test_format_md_states_every_load_limit():
     assert set(want) == {f.name for f in dataclasses.fields(LoadLimits)}, "a LoadLimits field has no phrase here"
     for field, phrase in want.items():
         assert phrase in text, f"FORMAT.md: {field}: {phrase!r} not found"
+
+
+def test_the_readme_says_what_runs_where_for_an_upload_and_the_code_agrees(serving, tmp_path, monkeypatch):
+    """Issue 37 item 11: README said the workbench "parses every upload in a child process"; only the
+    upload check does.  The sentence says which parse runs where, and this test holds the code to it: the
+    check goes through the child, the server's later parse of the stored upload does not."""
+    flat = _flat(serving)
+    assert "parses every upload in a child process" not in flat
+    for phrase in ("The workbench checks every upload in a child process",
+                   "Every later parse of the stored upload runs outside that child",
+                   "not by `MEMORY_BYTES` or `TIMEOUT_SECONDS`", "the server process parses it to show the pages",
+                   "whether set on the Corpus page or in the URL", "a job's worker process parses it again"):
+        assert phrase in flat, f"README, Serving a team: {phrase!r} not found"
+
+    monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path / "home"))
+    from hbnlab.app import services
+    from hbnlab.corpus import isolated
+    from hbnlab.pipeline.config import ExperimentConfig
+
+    children = []
+    real = isolated.check_upload
+    monkeypatch.setattr(isolated, "check_upload", lambda *a, **k: children.append(a[1]) or real(*a, **k))
+    data = "".join(f"wheat grain {i},grain\noil crude {i},crude\n" for i in range(12)).encode()
+    path = services.store_upload(b"text,labels\n" + data, "mine.csv", {})
+    assert children == ["mine.csv"]  # the check: in the child
+    corpus = services.load_corpus(ExperimentConfig(corpus="upload", upload_path=str(path), upload_encoding="utf-8"))
+    assert len(corpus.train) + len(corpus.test) == 24 and children == ["mine.csv"]  # the server's parse: not
