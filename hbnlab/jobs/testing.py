@@ -30,9 +30,10 @@ from hbnlab.jobs.tasks import register_task
 __all__ = ["count", "score_shared", "spin", "wait_until"]
 
 
-def wait_until(predicate, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
+def wait_until(predicate, timeout: float = 300.0, interval: float = 0.02, what: str = "condition"):
     """``predicate()``'s first true value, polled every ``interval`` s; ``TimeoutError`` naming
-    ``what`` after ``timeout`` s."""
+    ``what`` after ``timeout`` s.  The deadline is a failsafe against a hang, not a measure of speed:
+    a loaded machine (two cores, load 8) takes tens of seconds to start a worker process."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 from hbnlab.jobs.testing import wait_until  # noqa: F401 - the tests import it from here
@@ -29,6 +30,37 @@ def start_python(code: str, *args, **kwargs) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=child_env(), **kwargs)
+
+
+def read_lines_until(proc: subprocess.Popen, count: int, *, prefix: str, what: str, timeout: float = 300.0) -> list:
+    """The first ``count`` lines starting with ``prefix`` of ``proc``'s stdout (a text pipe), read as the
+    child writes them: a test that waits for the child to say it has done something, not for an amount of
+    time.  ``timeout`` is only a failsafe (a child that hangs or dies); the error names ``what`` and the
+    child's stderr so far."""
+    import queue
+    import threading
+
+    lines: queue.Queue = queue.Queue()
+
+    def relay():
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)  # the child closed its stdout (it exited)
+
+    threading.Thread(target=relay, daemon=True).start()
+    seen = []
+    deadline = time.monotonic() + timeout
+    while len(seen) < count:
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise TimeoutError(f"{what}: {len(seen)} of {count} {prefix!r} lines after {timeout:g} s") from None
+        if line is None:
+            raise AssertionError(f"{what}: the child exited after {len(seen)} of {count} {prefix!r} lines "
+                                 f"(rc {proc.wait()}): {proc.stderr.read()[-2000:]}")
+        if line.startswith(prefix):
+            seen.append(line.rstrip("\n"))
+    return seen
 
 
 def shutdown_within(runner, *, timeout: float = 0.5, deadline: float = 10.0) -> list:

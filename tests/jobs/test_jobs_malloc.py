@@ -11,7 +11,7 @@ def test_repair_malloc_trim_acts_only_when_the_variable_is_set():
     code = ("import sys; from hbnlab.jobs.malloc import repair_malloc_trim as r; "
             "print(r(), r(), 'dask' in sys.modules)")
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
-    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     dasky = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                            env={**env, "MALLOC_TRIM_THRESHOLD_": "65536"})
     assert plain.stdout.split() == ["False", "False", "False"], plain.stderr
@@ -24,5 +24,5 @@ def test_unset_dask_malloc_trim_in_a_fresh_process():
             "print('MALLOC_TRIM_THRESHOLD_' in g('distributed.nanny.pre-spawn-environ'), "
             "'MALLOC_TRIM_THRESHOLD_' in os.environ, dask.config.get('distributed.comm.timeouts.tcp'))")
     env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536"}  # as an earlier nanny leaves it
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.stdout.split() == ["False", "False", "30s"], out.stderr

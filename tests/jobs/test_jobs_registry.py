@@ -11,14 +11,13 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs_helpers import run_python, start_python, wait_until
+from jobs_helpers import read_lines_until, run_python, start_python, wait_until
 
-from hbnlab.jobs import JobNotFound, JobSpec, RegistryError, RunRegistry
+from hbnlab.jobs import JobNotFound, JobSpec, RegistryError, RunRegistry, StaleJobError
 from hbnlab.jobs.registry import DB_NAME, HOSTNAME, MIGRATIONS, SCHEMA_VERSION, Beat, JobRecord
 from hbnlab.jobs.schema import _migration_1
 
@@ -319,7 +318,7 @@ def test_concurrent_openers_migrate_once(tmp_path):
         print(RunRegistry(sys.argv[1]).schema_version())
     """
     procs = [start_python(code, tmp_path) for _ in range(4)]
-    outs = [p.communicate(timeout=60) for p in procs]
+    outs = [p.communicate(timeout=300) for p in procs]
     assert [o[0].strip() for o in outs] == ["3"] * 4, outs
     assert RunRegistry(tmp_path).integrity_check() == "ok"
 
@@ -480,6 +479,7 @@ WRITER = """
         data = (tag + str(i)).encode() * 500
         digest = reg.put_artifact(data)
         reg.finish(c.job_id, c.attempt, "done", result={"i": i, "tag": tag}, artifacts={"m": digest})
+        print(f"wrote {i}", flush=True)  # the test kills this writer after the record it waits for
     print("finished", flush=True)
 """
 
@@ -487,8 +487,8 @@ WRITER = """
 def test_two_writer_processes_at_once(store):
     RunRegistry(store)
     procs = [start_python(WRITER, store, tag, 40) for tag in ("p", "q")]
-    outs = [p.communicate(timeout=90) for p in procs]
-    assert all(o[0].strip() == "finished" for o in outs), outs
+    outs = [p.communicate(timeout=300) for p in procs]  # a failsafe: each writer ends by itself
+    assert all(o[0].split()[-1:] == ["finished"] and o[0].count("wrote ") == 40 for o in outs), outs
     reg = RunRegistry(store)
     for tag in ("p", "q"):
         recs = reg.list(group=tag)
@@ -498,17 +498,26 @@ def test_two_writer_processes_at_once(store):
 
 
 def test_writer_killed_between_writes_leaves_a_sound_registry(store):
+    """Each writer is killed as soon as it says it has finished its n-th record (not after an amount of
+    time, which a loaded machine spends on starting the interpreter): the kill lands in the middle of the
+    next record's submit, claim, heartbeats, artifact or finish."""
     RunRegistry(store)
-    for delay in (0.35, 0.6, 0.9):
-        proc = start_python(WRITER, store, f"w{delay}", 10_000)
-        time.sleep(delay)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+    written = {}
+    for n in (2, 4, 7):
+        proc = start_python(WRITER, store, f"w{n}", 10_000)
+        try:
+            read_lines_until(proc, n, prefix="wrote ", what=f"writer w{n} finishing {n} records")
+        finally:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        written[f"w{n}"] = n
     reg = RunRegistry(store)  # opening recovers the killed writers' running jobs
     assert reg.integrity_check() == "ok"
     recs = reg.list()
-    assert len(recs) > 3
     assert {r.state for r in recs} <= {"done", "interrupted", "queued"}
+    for tag, n in written.items():  # every record a writer said it wrote is there, done
+        done = sorted(r.result["i"] for r in reg.list(group=tag) if r.state == "done")
+        assert done[:n] == list(range(n)), (tag, done)
     for r in recs:
         if r.state == "done":  # a result and its artifact arrive together and intact
             assert r.result["i"] == r.spec.params["i"] and set(r.artifacts) == {"m"}
@@ -544,3 +553,52 @@ def test_connections_of_finished_threads_are_closed(store):
     assert open_files() - before < 5
     reg.close()
     assert len(reg._all_connections) == 0
+
+
+# ------------------------------------------------------------------ stale actions (issue 37 item 12)
+def _run_once(reg, jid, outcome):
+    c = claim_one(reg)
+    assert c.job_id == jid
+    reg.finish(jid, c.attempt, outcome, error="boom" if outcome == "failed" else None)
+    return reg.get(jid)
+
+
+def test_a_delete_pressed_against_a_stale_record_is_refused(store):
+    """Tab A shows job 1 failed (attempt 1); tab B retries it and it finishes; tab A's Delete, pressed
+    against what it showed, deletes nothing -- also when the new attempt failed again (same state)."""
+    reg = RunRegistry(store)
+    jid = reg.submit(spec(1))
+    shown = _run_once(reg, jid, "failed")
+    assert (shown.state, shown.attempt) == ("failed", 1)
+    reg.retry(jid)
+    assert _run_once(reg, jid, "done").attempt == 2
+    with pytest.raises(StaleJobError, match=r"job 1 is now done \(attempt 2\), not failed \(attempt 1\) as shown "
+                                            r"when Delete was pressed; nothing was done"):
+        reg.delete(jid, expect=("failed", 1))
+    assert reg.get(jid).state == "done"
+    jid2 = reg.submit(spec(2))
+    _run_once(reg, jid2, "failed")
+    reg.retry(jid2)
+    _run_once(reg, jid2, "failed")
+    with pytest.raises(StaleJobError, match=r"now failed \(attempt 2\), not failed \(attempt 1\)"):
+        reg.delete(jid2, expect=("failed", 1))
+    reg.delete(jid, expect=("done", 2))  # the record as it is: deleted
+    with pytest.raises(JobNotFound):
+        reg.get(jid)
+    with pytest.raises(JobNotFound, match="no longer exists; nothing to Delete"):
+        reg.delete(jid, expect=("done", 2))
+
+
+def test_a_cancel_pressed_against_a_stale_record_is_refused(store):
+    reg = RunRegistry(store)
+    jid = reg.submit(spec(1))
+    claim_one(reg)  # queued -> running, same attempt: still the run that was shown
+    assert reg.request_cancel(jid, expect=("queued", 1)) == [jid]
+    reg.finish(jid, 1, "cancelled")
+    reg.retry(jid)  # another tab ran it again
+    with pytest.raises(StaleJobError, match=r"job 1 is now queued \(attempt 1\), not running \(attempt 1\) as "
+                                            r"shown when Cancel was pressed"):
+        reg.request_cancel(jid, expect=("running", 1))
+    assert reg.get(jid).state == "queued" and reg.get(jid).cancel_requested is None
+    with pytest.raises(RegistryError, match="expect= needs a job_id"):
+        reg.request_cancel(group="g", expect=("queued", 2))
