@@ -82,7 +82,10 @@ class ConditionalFit:
     start_conditional_log_likelihood : float
         The same at the start (the smoothed generative tables).
     start : TreeParameters
-        The start and centre of the prior (:func:`smoothed_tables` of the EM's solution).
+        The centre of the prior (:func:`smoothed_tables` of the EM's solution), and the start
+        unless the fit was warm-started (``init``).
+    logits : ndarray
+        The fitted flat logit vector (``init`` of a warm-started fit with the same centre).
     objective : list of float
         The penalised objective at every L-BFGS iterate, the start first (never decreasing).
     n_iter : int
@@ -96,6 +99,7 @@ class ConditionalFit:
     conditional_log_likelihood: float
     start_conditional_log_likelihood: float
     start: TreeParameters
+    logits: np.ndarray
     objective: list
     n_iter: int
     converged: bool
@@ -248,7 +252,7 @@ class _Problem:
 
 
 def fit_conditional(params: TreeParameters, X, y, *, children_p_on=None, X_children=None, penalty: float = 1.0,
-                    max_iter: int = 200, tol: float = 1e-6, should_stop=None) -> ConditionalFit:
+                    max_iter: int = 200, tol: float = 1e-6, init=None, should_stop=None) -> ConditionalFit:
     """Fit the tables of ``params``'s tree (and the naive-Bayes children) for the penalised
     conditional log-likelihood, starting from -- and penalised toward -- ``params``.
 
@@ -271,6 +275,9 @@ def fit_conditional(params: TreeParameters, X, y, *, children_p_on=None, X_child
         L-BFGS iterations.
     tol : float
         L-BFGS's relative tolerance on the objective (``ftol``).
+    init : ConditionalFit, optional
+        A fit with the same centre (``params``, children and data) to start from instead of the
+        centre: a warm start along a path of penalties (the prior is still centred on ``params``).
     should_stop : callable, optional
         Polled at every iterate; True raises :class:`hbnlab._validation.Cancelled`.
     """
@@ -289,18 +296,21 @@ def fit_conditional(params: TreeParameters, X, y, *, children_p_on=None, X_child
         if should_stop is not None and should_stop():
             raise Cancelled("conditional-likelihood fit cancelled")
 
-    start_value, _ = prob.value_and_grad(prob.w0)
+    w_init = prob.w0 if init is None else np.asarray(init.logits, dtype=np.float64)
+    if w_init.shape != prob.w0.shape:
+        raise ValueError(f"init has {w_init.size} logits, this problem {prob.w0.size}")
+    start_value, _ = prob.value_and_grad(w_init)
     trace.append(start_value)
-    res = minimize(fun, prob.w0.copy(), jac=True, method="L-BFGS-B", callback=callback,
+    res = minimize(fun, w_init.copy(), jac=True, method="L-BFGS-B", callback=callback,
                    options={"maxiter": int(max_iter), "ftol": float(tol), "gtol": 1e-8})
     w = res.x
     if -res.fun < start_value:          # L-BFGS returns its best point; keep the start if that is no better
-        w = prob.w0
+        w = w_init
     fitted, p_on = prob.params(w)
     return ConditionalFit(
         params=fitted, children_p_on=p_on,
         conditional_log_likelihood=prob.conditional_log_likelihood(w),
-        start_conditional_log_likelihood=prob.conditional_log_likelihood(prob.w0), start=params,
+        start_conditional_log_likelihood=prob.conditional_log_likelihood(prob.w0), start=params, logits=w,
         objective=trace, n_iter=int(res.nit), converged=bool(res.success), penalty=float(penalty),
         seconds=time.process_time() - t0,
     )

@@ -23,6 +23,8 @@ from hbnlab.models.naive_bayes import ClassChildren
 #: ``"conditional"``, the EM's solution refitted for the penalised conditional log-likelihood
 #: log P(c | f) (:mod:`hbnlab.bn.discriminative`).
 OBJECTIVES = ("joint", "conditional")
+#: The tree learners' ``objective`` default.
+OBJECTIVE_DEFAULT = "joint"
 #: The penalties ``cll_penalty="cv"`` compares (the precision of the Gaussian prior on the tables'
 #: logits around the generative solution), and the one used when a class has too few documents of
 #: one kind for the inner folds.
@@ -67,7 +69,7 @@ class ConditionalTablesMixin:
         """The penalty of :data:`CLL_PENALTIES` with the highest held-out conditional log-likelihood
         in a stratified :data:`INNER_FOLDS`-fold cross-validation of the training documents
         (each fold: EM on the fold's tree with a quarter of the restarts, then the fits along the
-        grid, each started from the previous)."""
+        grid from the strongest prior to the weakest, each started from the previous one's tables)."""
         from sklearn.model_selection import StratifiedKFold
         from sklearn.utils import check_random_state
 
@@ -85,9 +87,10 @@ class ConditionalTablesMixin:
                                              random_state=int(seed), progress=False)
             kids = ClassChildren.fit(Xf[:, T:], y[fit_rows], float(self.children_N0)) if k else None
             start, p_on = self._conditional_start(result.params, Xf, y[fit_rows], T, kids)
-            for g, pen in enumerate(grid):
+            fit = None
+            for g in np.argsort(grid)[::-1]:         # strongest prior first, each fit from the previous one
                 fit = fit_conditional(start, Xf[:, :T], y[fit_rows], children_p_on=p_on,
-                                      X_children=Xf[:, T:] if k else None, penalty=float(pen),
+                                      X_children=Xf[:, T:] if k else None, penalty=float(grid[g]), init=fit,
                                       should_stop=self.should_stop)
                 lo = _inf.class_log_odds(fit.params, Xh[:, :T])
                 if k:
@@ -98,5 +101,5 @@ class ConditionalTablesMixin:
         return float(grid[best])
 
 
-__all__ = ["OBJECTIVES", "CLL_PENALTIES", "CLL_PENALTY_FALLBACK", "THESIS_PARAMS", "INNER_FOLDS",
+__all__ = ["OBJECTIVES", "OBJECTIVE_DEFAULT", "CLL_PENALTIES", "CLL_PENALTY_FALLBACK", "THESIS_PARAMS", "INNER_FOLDS",
            "ConditionalTablesMixin"]

@@ -39,6 +39,7 @@ from hbnlab.models.base import RANDOM_STATE_ALLOWED, BinaryTextClassifier, NonNe
 from hbnlab.models.conditional import (
     CLL_PENALTIES,
     INNER_FOLDS,
+    OBJECTIVE_DEFAULT,
     OBJECTIVES,
     THESIS_PARAMS,
     ConditionalTablesMixin,
@@ -163,7 +164,7 @@ class _TreeClassifier(ConditionalTablesMixin, NonNegativeInputMixin, BinaryTextC
         screen_keep=8,
         hidden_states=2,
         init="random",
-        objective="joint",
+        objective=OBJECTIVE_DEFAULT,
         cll_penalty="cv",
         feature_names=None,
         class_name="class",
@@ -258,9 +259,13 @@ class _TreeClassifier(ConditionalTablesMixin, NonNegativeInputMixin, BinaryTextC
         return Xb, names, T
 
     def _children_rule(self) -> str:
-        """``children_select``, or the clustering's default (:data:`CHILDREN_SELECT_DEFAULT`) when None."""
+        """``children_select``, or when None: every child with ``objective="conditional"`` (the
+        conditional fit weighs each child itself), else the clustering's rule
+        (:data:`CHILDREN_SELECT_DEFAULT`)."""
         rule = self.children_select
         if rule is None:
+            if self.objective == "conditional":
+                return "all"
             rule = CHILDREN_SELECT_DEFAULT.get(self.clustering if isinstance(self.clustering, str) else "", "all")
         return rule
 
@@ -857,4 +862,4 @@ __all__ = ["HierarchicalBNClassifier", "HierarchicalNBClassifier", "TreeExplanat
            "check_tree_terms", "dependent_terms", "check_hidden_states",
            "parse_hidden_states", "oversized_hidden_states", "HIDDEN_STATE_SEARCHES", "INITS",
            "TREE_PARAMETER_CONSTRAINTS", "TREE_TERMS_ALLOWED", "HIDDEN_STATES_ALLOWED", "OBJECTIVES",
-           "CLL_PENALTIES", "THESIS_PARAMS"]
+           "CLL_PENALTIES", "THESIS_PARAMS", "OBJECTIVE_DEFAULT"]

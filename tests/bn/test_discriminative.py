@@ -138,3 +138,18 @@ def test_larger_penalty_stays_closer_to_the_start():
         fit = fit_conditional(start, X, y, penalty=penalty)
         dist.append(sum(np.abs(np.log(fit.params.cpt(i)) - np.log(start.cpt(i))).sum() for i in learned_nodes(tree)))
     assert dist[0] > dist[1] > dist[2]
+
+
+def test_a_warm_start_keeps_the_prior_centre_and_climbs_from_its_own_start():
+    tree, _, X, y = _tiny("hbn", 2, seed=6, n=300)
+    start = smoothed_tables(em.fit_em(tree, X, y, n_restarts=2, random_state=0).params, X, y)
+    strong = fit_conditional(start, X, y, penalty=10.0)
+    weak_cold = fit_conditional(start, X, y, penalty=0.3)
+    weak_warm = fit_conditional(start, X, y, penalty=0.3, init=strong)
+    assert weak_warm.start is start                                   # the centre is the EM start still
+    assert weak_warm.objective[0] > weak_cold.objective[0]            # it starts nearer the weak prior's optimum
+    assert np.all(np.diff(weak_warm.objective) >= -1e-9)
+    assert weak_warm.objective[-1] == pytest.approx(weak_cold.objective[-1], rel=1e-3)
+    Xk, p_on = _children(y, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="logits"):                  # a fit of another problem
+        fit_conditional(start, X, y, children_p_on=p_on, X_children=Xk, init=strong)
