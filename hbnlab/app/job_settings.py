@@ -65,6 +65,7 @@ TRAINING_WIDGETS = {
     "t_hidden_states": lambda s: s.config.hidden_states,
     "t_tree_terms": lambda s: s.config.tree_terms,
     "t_children_select": lambda s: s.config.children_select,
+    "t_objective": lambda s: s.config.objective,
     "t_seed": lambda s: s.config.random_state,
     "t_stage": lambda s: s.stage,
 }

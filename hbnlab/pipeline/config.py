@@ -23,6 +23,8 @@ from hbnlab.models.hbn import (
     CHILDREN_SELECTIONS,
     HIDDEN_STATE_SEARCHES,
     INITS,
+    OBJECTIVE_DEFAULT,
+    OBJECTIVES,
     TREE_PARAMETER_CONSTRAINTS,
     TREE_TERMS_DEFAULT,
     parse_hidden_states,
@@ -71,8 +73,13 @@ TREE_TERMS_MAX = bounds.TREE_TERMS.hi
 #: ``children_select``: "auto" (each clustering's rule, :data:`hbnlab.models.hbn.CHILDREN_SELECT_DEFAULT`)
 #: or one rule for every tree learner.
 CHILDREN_SELECT_CHOICES = ("auto", *CHILDREN_SELECTIONS)
+#: ``objective``: "auto" (the tree learners' default, :class:`hbnlab.models.hbn.HierarchicalBNClassifier`'s
+#: ``objective``), "joint" (the thesis's EM) or "conditional" (the EM's tables refitted for log P(c | f)).
+OBJECTIVE_CHOICES = ("auto", *OBJECTIVES)
+_OBJECTIVE_NAMES = {"joint": "EM (the thesis)", "conditional": "conditional likelihood"}
+OBJECTIVE_LABELS = {"auto": f"auto (the default: {_OBJECTIVE_NAMES[OBJECTIVE_DEFAULT]})", **_OBJECTIVE_NAMES}
 OPTIONAL_DEFAULTS = {**EM_SPEED_DEFAULTS, "hidden_states": HIDDEN_STATES_DEFAULT, "tree_terms": TREE_TERMS_DEFAULT,
-                     "children_select": "auto"}
+                     "children_select": "auto", "objective": "auto"}
 #: Corpus fields that serialised forms leave out while they hold these defaults (newer than the
 #: forms): the upload's newsgroup stripping.
 CORPUS_OPTIONAL_DEFAULTS = {"upload_newsgroup_strip": False}
@@ -257,6 +264,10 @@ class ExperimentConfig:
         :class:`hbnlab.models.hbn.HierarchicalBNClassifier`): "auto", each clustering's rule (the
         first k chosen by an inner cross-validation for OR and DEP, all of them for AVG); "all";
         "cv" / "cv-max", that rule for every clustering.
+    objective : {"auto", "joint", "conditional"}
+        What the tree learners' tables are fitted for (``objective`` of
+        :class:`hbnlab.models.hbn.HierarchicalBNClassifier`): "auto", the estimator's default;
+        "joint", the thesis's EM; "conditional", the EM's tables refitted for log P(c | f).
     validation : {"auto", "date", "stratified"}
         The training-0 / validation split of tuning and of Training's validation stage: the thesis's
         date split when every training document is dated ("auto" picks it for Reuters), else a
@@ -305,6 +316,7 @@ class ExperimentConfig:
     hidden_states: int | str = HIDDEN_STATES_DEFAULT
     tree_terms: int = TREE_TERMS_DEFAULT
     children_select: str = "auto"
+    objective: str = "auto"
     validation: str = "auto"
     cv: int = 0
     random_state: int = 0
@@ -356,6 +368,7 @@ class ExperimentConfig:
                              f"{self.hidden_states!r} (start the HNB at random, or fix the number of states)")
         bounded("tree_terms", bounds.TREE_TERMS)
         choice("children_select", CHILDREN_SELECT_CHOICES)
+        choice("objective", OBJECTIVE_CHOICES)
         bounded("random_state", bounds.SEED)
         choice("validation", VALIDATION_METHODS)
         if isinstance(self.cv, bool) or not isinstance(self.cv, int) or self.cv == 1 or not 0 <= self.cv <= CV_MAX:
@@ -400,6 +413,8 @@ class ExperimentConfig:
                 params["tree_terms"] = self.tree_terms or None
             if self.children_select != "auto":
                 params["children_select"] = self.children_select
+            if self.objective != "auto":
+                params["objective"] = self.objective
             return params
         return {}
 

@@ -63,6 +63,7 @@ def _analyst_setup(app, *, train: bool):
     app.selectbox(key="t_hidden_states").set_value(3)
     app.number_input(key="t_tree_terms").set_value(7)
     app.selectbox(key="t_children_select").set_value("all")
+    app.selectbox(key="t_objective").set_value("joint")
     app.number_input(key="t_seed").set_value(11)
     if train:
         app.button(key="FormSubmitter:train_form-Train").click()
@@ -125,7 +126,7 @@ def test_use_these_settings_loads_a_finished_job_into_every_widget_of_features_a
     assert training == {"t_em_acceleration": "none", "t_screen_iter": 0, "t_screen_keep": cfg.screen_keep,
                         "t_hnb_init": "random", "t_classes": job["classes"], "t_classifiers": ["HBN-OR", "NB"],
                         "t_restarts": 16, "t_hidden_states": 2, "t_tree_terms": 50, "t_children_select": "auto",
-                        "t_seed": cfg.random_state, "t_stage": "test"}
+                        "t_objective": "auto", "t_seed": cfg.random_state, "t_stage": "test"}
     assert features["f_n_features"] == 30 and features["f_selection"] == "ig" and features["f_scope"] == "local"
     assert features["f_categories"] == [] and features["f_n_categories"] == 3
     assert features["f_stopwords"] == cfg.stopwords and features["f_min_df"] == cfg.min_df
