@@ -6,7 +6,7 @@ import streamlit as st
 from hbnlab.app import services, state, widgets
 from hbnlab.app.views import structure as views
 from hbnlab.models.catalog import TABLE_4_1
-from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of
+from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of, slider_range
 
 cfg = widgets.page_frame("Structure", "The network a tree learner fits for a class: the tree the clustering "
                          "algorithm builds over its terms (thesis figs 3.3-3.12) and the naive-Bayes children of the "
@@ -23,7 +23,8 @@ cfg = state.update_config(algorithm=algorithm)
 
 clustering = clustering_of(algorithm)
 B0, a0 = cfg.structure_params(algorithm)
-lo, hi, step = ALPHA_RANGE[clustering]
+lo, hi, step = slider_range(ALPHA_RANGE[clustering], float(a0))  # a URL's value beyond the slider widens it
+B_lo, B_hi = slider_range(B_RANGE, int(B0))
 default_B, default_a = TABLE_4_1[clustering]
 
 
@@ -34,7 +35,7 @@ def reset_defaults():
 
 
 c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
-B = c1.slider("Branching factor B", min_value=B_RANGE[0], max_value=B_RANGE[1], value=B0, step=1,
+B = c1.slider("Branching factor B", min_value=B_lo, max_value=B_hi, value=B0, step=1,
               key=f"B_{clustering}", help="at most B nodes below the class and below every hidden node")
 alpha_help = ("mutual information importance (DEP)" if clustering == "dep" else "cluster size penalty")
 alpha = c2.slider(f"alpha ({alpha_help})", min_value=lo, max_value=hi, value=float(a0), step=step,

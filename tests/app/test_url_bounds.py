@@ -17,6 +17,9 @@ CASES = [
     ("pages/corpus.py", "synthetic_size", "20", "slider", "synthetic_size", 20),
     ("pages/features.py", "n_features", "3", "number_input", "f_n_features", 3),
     ("pages/features.py", "n_features", "1000", "number_input", "f_n_features", 1000),
+    # the Structure page's sliders widen to a B / alpha the estimators accept beyond their usual range
+    ("pages/structure.py", "B_or", "15", "slider", "B_or", 15),
+    ("pages/structure.py", "alpha_or", "0.5", "slider", "alpha_or", 0.5),
 ]
 
 
