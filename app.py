@@ -7,7 +7,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from hbnlab.app import services, state, widgets
+from hbnlab.app import corpus_data, job_widgets, page, state
 from hbnlab.pipeline.config import ExperimentConfig
 
 #: Static files the app ships: the favicon is one of them (sent inline as a data URL), so no browser
@@ -40,7 +40,7 @@ PAGES = [
 
 
 def home():
-    cfg = widgets.page_frame("hbnlab workbench")
+    cfg = page.page_frame("hbnlab workbench")
     st.markdown(
         "**hbnlab** builds hierarchical Bayesian network (HBN) text classifiers: the terms that best "
         "predict a class are clustered into a tree whose hidden nodes summarise groups of related terms "
@@ -52,16 +52,16 @@ def home():
     if st.button("Start with the synthetic corpus", type="primary", icon=":material/play_circle:",
                  key="start_synthetic"):
         state.reset_config(ExperimentConfig())
-        with widgets.readable_errors():
+        with page.readable_errors():
             with st.spinner("Generating the synthetic corpus ..."):
-                services.load_corpus(state.get_config())
+                corpus_data.load_corpus(state.get_config())
         state.flash("Loaded the embedded synthetic corpus (generated documents, not real text) with the "
                     "default settings. Next: Features, then Structure.")
         st.switch_page("pages/corpus.py")
-    st.caption(f"Current corpus: {widgets.corpus_description(cfg)}")
+    st.caption(f"Current corpus: {page.corpus_description(cfg)}")
 
     st.subheader("Background jobs")
-    widgets.job_table(key="home_jobs", actions=False, limit=10)
+    job_widgets.job_table(key="home_jobs", actions=False, limit=10)
 
     st.subheader("Pages")
     cols = st.columns(2)

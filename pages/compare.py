@@ -1,9 +1,9 @@
 """Compare: finished jobs side by side, and how sure each difference is."""
 import streamlit as st
 
-from hbnlab.app import job_outputs, widgets
+from hbnlab.app import job_outputs, page, widgets
 
-cfg = widgets.page_frame("Compare", "Two or more trained classifiers on the same documents: breakeven per class "
+cfg = page.page_frame("Compare", "Two or more trained classifiers on the same documents: breakeven per class "
                          "side by side, and whether a difference is more than the luck of which documents "
                          "happen to be in the test set.")
 labels = job_outputs.comparable_systems()
@@ -22,7 +22,7 @@ if len(chosen) < 2:
     st.info("Choose at least two systems.")
     st.stop()
 picked = [labels[k] for k in chosen]
-with widgets.readable_errors():
+with page.readable_errors():
     table = job_outputs.compare_table(picked)
     notes = job_outputs.compare_notes(picked)
 st.subheader("Breakeven (%) side by side")
@@ -34,7 +34,7 @@ st.dataframe(widgets.points_styler(table, signed=[c for c in table.columns if "â
 st.caption("Row `accuracy`: one-of-n accuracy, the share of documents whose highest-scoring class is their true "
            "one." if "accuracy" in table.index else "Accuracy: n/a, some documents have none or several of the "
            "compared classes (it needs a single-label corpus with every class trained).")
-with widgets.readable_errors():
+with page.readable_errors():
     for job_id, classifier in picked:
         for note in job_outputs.baseline_notes([(job_id, classifier)]):
             text = widgets.md_escape(f"#{job_id} Â· {note.text()}")
@@ -48,12 +48,12 @@ c1, c2, c3 = st.columns([2, 1, 1])
 other = c1.selectbox("Against the reference", chosen[1:], key="c_other", format_func=lambda k: names.get(k, k))
 n_boot = c2.select_slider("Resamples", [200, 500, 1000, 2000], value=1000, key="c_boot")
 threshold = c3.slider("McNemar threshold on P(class | document)", 0.05, 0.95, 0.5, 0.05, key="c_threshold")
-with widgets.readable_errors():
+with page.readable_errors():
     unpaired = job_outputs.unpaired_reason(labels[chosen[0]], labels[other])
 if unpaired:
     st.warning(widgets.md_escape(unpaired), icon=":material/block:")
     st.stop()
-with widgets.readable_errors():
+with page.readable_errors():
     boot, mc = job_outputs.paired_comparison(labels[chosen[0]], labels[other], n_boot=n_boot, threshold=threshold)
 st.info(job_outputs.compare_verdict(boot, chosen[0], other))
 pair_note = job_outputs.pair_class_note(picked, labels[chosen[0]], labels[other])

@@ -4,11 +4,11 @@ from pathlib import Path
 import streamlit as st
 
 from hbnlab import bounds
-from hbnlab.app import charts, reuters_source, services, state, widgets
+from hbnlab.app import charts, corpus_data, page, reuters_source, state, widgets
 from hbnlab.app.views.features import indexing_note
 from hbnlab.pipeline.config import SYNTHETIC_MODELS, UPLOAD_ENCODINGS
 
-cfg = widgets.page_frame("Corpus", "Choose the documents to work on. Everything downstream uses this corpus.")
+cfg = page.page_frame("Corpus", "Choose the documents to work on. Everything downstream uses this corpus.")
 shown = cfg.corpus_spec()
 
 SOURCES = {"synthetic": "Synthetic (embedded generator)", "reuters": "Reuters-21578 ModApte", "upload": "Upload a file"}
@@ -51,12 +51,12 @@ elif source == "reuters":
         load = False
     if load:
         new = cfg.replace(corpus="reuters", reuters_dir=reuters_dir.strip())
-        with widgets.progress_task("Parsing Reuters-21578 ...") as report:
-            services.load_corpus(new, progress=report)
+        with page.progress_task("Parsing Reuters-21578 ...") as report:
+            corpus_data.load_corpus(new, progress=report)
         cfg = state.change_corpus(corpus="reuters", reuters_dir=reuters_dir.strip())
     if fetch:
-        with widgets.progress_task("Downloading Reuters-21578 ...") as report:
-            path = services.fetch_reuters(report)
+        with page.progress_task("Downloading Reuters-21578 ...") as report:
+            path = corpus_data.fetch_reuters(report)
         st.success(f"Reuters-21578 is in {widgets.md_escape(path)} (checksums verified).")
         cfg = state.change_corpus(corpus="reuters", reuters_dir=str(path))
     if cfg.corpus != "reuters":
@@ -81,15 +81,15 @@ else:
                              "or '|', 'In article ... writes:', '... wrote:') and a short signature after '--', so "
                              "that no class is learned from a poster's name or host. Off: the texts as read.")
     uploaded = st.file_uploader("CSV / TSV / JSONL / Parquet table (a text and a labels column) or a ZIP (one "
-                                "table or one folder per class)", type=list(services.UPLOAD_TYPES),
+                                "table or one folder per class)", type=list(corpus_data.UPLOAD_TYPES),
                                 key="corpus_upload")
     if uploaded is not None:
         reading = {"upload_encoding": encoding, **{f"upload_{k}_column": v.strip() for k, v in cols.items()}}
-        with widgets.progress_task(f"Reading {uploaded.name} ...", lazy=True) as report:
-            path = services.store_upload(uploaded.getvalue(), uploaded.name, cfg.replace(**reading).upload_options(),
+        with page.progress_task(f"Reading {uploaded.name} ...", lazy=True) as report:
+            path = corpus_data.store_upload(uploaded.getvalue(), uploaded.name, cfg.replace(**reading).upload_options(),
                                          progress=report)
             reading.update(corpus="upload", upload_path=str(path))
-            services.load_corpus(cfg.replace(**reading), progress=report)  # the server's first parse, same bar
+            corpus_data.load_corpus(cfg.replace(**reading), progress=report)  # the server's first parse, same bar
         new = state.change_corpus(**reading)
         if new.corpus_spec() != cfg.corpus_spec():
             state.flash(f"Read {widgets.md_escape(uploaded.name)}.")
@@ -99,11 +99,11 @@ else:
         st.stop()
     cfg = state.change_corpus(upload_newsgroup_strip=bool(strip))
 
-corpus = widgets.load_corpus(cfg)
+corpus = page.load_corpus(cfg)
 if cfg.corpus_spec() != shown:
     st.rerun()  # the corpus changed in this run: redraw everything (sidebar included) for it
-ov = services.overview(cfg)
-widgets.synthetic_notice(ov["synthetic"])
+ov = corpus_data.overview(cfg)
+page.synthetic_notice(ov["synthetic"])
 st.subheader(widgets.md_escape(ov["label"]))
 m = st.columns(4)
 m[0].metric("documents", ov["n_documents"])
@@ -113,7 +113,7 @@ m[3].metric("classes", ov["n_categories"])
 st.caption(f"split: {widgets.md_escape(ov['split_source'])}")
 try:  # the indexing the Features page uses; a corpus it cannot use yet keeps the rest of this page
     with st.spinner("Indexing ..."):
-        n_empty, note = indexing_note(services.experiment(cfg))
+        n_empty, note = indexing_note(corpus_data.experiment(cfg))
 except ValueError as e:
     n_empty, note = 0, f"Indexing: not possible yet ({widgets.md_escape(str(e))})"
 (st.warning if n_empty else st.caption)(note)
@@ -152,12 +152,12 @@ c1, c2 = st.columns([3, 1])
 query = c1.text_input("Search by id or text", key="doc_query", placeholder="an id, or words (all must occur)",
                       help="Every word must occur, in any order; put a phrase in double quotes to find it as written.")
 split = c2.selectbox("Split", ["all", "train", "test"], key="doc_split")
-found = services.search_documents(cfg, query, split)
+found = corpus_data.search_documents(cfg, query, split)
 st.caption(f"{len(found)} document(s) shown")
 st.dataframe(found, hide_index=True, height=260, key="doc_table")
 if len(found):
     doc_id = st.selectbox("Show document", found["id"].tolist(), key="doc_show")
-    doc = services.document(cfg, doc_id)
+    doc = corpus_data.document(cfg, doc_id)
     with st.container(border=True):
         labels = widgets.md_escape(", ".join(sorted(doc.labels)) or "(none)")
         st.markdown(f"**{widgets.md_escape(doc.id)}** · {doc.split} · labels: {labels}")

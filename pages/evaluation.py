@@ -1,11 +1,11 @@
 """Evaluation: breakeven per class x classifier, PR curves, 11-point precision, F1@k, thresholds."""
 import streamlit as st
 
-from hbnlab.app import charts, job_outputs, state, widgets
+from hbnlab.app import charts, job_outputs, job_widgets, page, state, widgets
 
-cfg = widgets.page_frame("Evaluation", "Precision/recall breakeven per class with micro and macro averages "
+cfg = page.page_frame("Evaluation", "Precision/recall breakeven per class with micro and macro averages "
                          "(thesis sec. 4.1.3), ranking measures of de Campos et al., and decision thresholds.")
-job_id, out = widgets.finished_job_outputs(key="e_job")
+job_id, out = job_widgets.finished_job_outputs(key="e_job")
 split = "test set" if out.stage == "test" else "validation split"
 st.caption(f"Job #{job_id} · {widgets.md_escape(out.corpus_name)} · evaluated on the {split} "
            f"({len(out.doc_ids)} documents)")

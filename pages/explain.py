@@ -1,17 +1,17 @@
 """Explain: why did the model give this document this score?"""
 import streamlit as st
 
-from hbnlab.app import charts, job_outputs, services, state, widgets
+from hbnlab.app import charts, corpus_data, job_outputs, job_widgets, page, state, widgets
 from hbnlab.app.views import explain as views
 
-cfg = widgets.page_frame("Explain", "Pick a test document: see the model's terms in the text, the tree coloured "
+cfg = page.page_frame("Explain", "Pick a test document: see the model's terms in the text, the tree coloured "
                          "by P(node = 1 | document) with each subtree's contribution, and the terms that push "
                          "the score up and down.")
-job_id, out = widgets.finished_job_outputs(key="x_job")
+job_id, out = job_widgets.finished_job_outputs(key="x_job")
 
 c1, c2 = st.columns([1, 2])
 with c1:
-    unit = widgets.unit_picker(out, key="x_unit")
+    unit = job_widgets.unit_picker(out, key="x_unit")
 label, classifier = job_outputs.unit_parts(unit)
 with c2:
     query = st.text_input("Find a document by id or text", key="x_query",
@@ -31,7 +31,7 @@ doc_id = st.selectbox("Document", ids, key="x_doc")
 state.remember(state.EXPLAIN_DOC, doc_id)
 state.remember(state.EXPLAIN_SHOWN, (job_id, unit, doc_id))
 
-with widgets.readable_errors():
+with page.readable_errors():
     ex = job_outputs.explain(job_id, unit, doc_id)
 verdict = st.success if (ex.probability >= 0.5) == ex.true_label else st.warning
 verdict(widgets.md_escape(ex.verdict))
@@ -65,7 +65,7 @@ if ex.tree_dot:
                     "evidence pushes towards the class, Δ < 0 away from it; \"decides\": that evidence makes "
                     "the model certain.")
         left_right = st.toggle("Draw left to right", value=True, key="x_lr")
-        st.graphviz_chart(services.tree_dot(ex.tree_dot, left_right), width="stretch")
+        st.graphviz_chart(corpus_data.tree_dot(ex.tree_dot, left_right), width="stretch")
     with st.expander("Node table"):
         st.dataframe(views.shown_frame(ex.nodes), hide_index=True, key="x_nodes")
 with st.expander("All terms of the model"):

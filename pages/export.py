@@ -1,15 +1,15 @@
 """Export: trained models, the tables as CSV, a report and a Python script of a training job."""
 import streamlit as st
 
-from hbnlab.app import job_outputs, services, widgets
+from hbnlab.app import job_outputs, job_widgets, page, uploads, widgets
 from hbnlab.app.views import export as views
 
-cfg = widgets.page_frame("Export", "Download what a training job produced.")
-job_id, out = widgets.finished_job_outputs(key="p_job")
+cfg = page.page_frame("Export", "Download what a training job produced.")
+job_id, out = job_widgets.finished_job_outputs(key="p_job")
 prefix = f"hbnlab-job{job_id}" + ("-synthetic" if out.synthetic else "")
 
 st.subheader("Report")
-with widgets.readable_errors():
+with page.readable_errors():
     report_md = job_outputs.markdown_report(job_id)
     report_html = job_outputs.html_report(job_id)
 c1, c2 = st.columns(2)
@@ -28,19 +28,19 @@ for col, (name, data) in zip(cols, tables.items()):
                         icon=":material/table:", on_click="ignore")
 
 st.subheader("Models")
-unit = widgets.unit_picker(out, key="p_unit")
+unit = job_widgets.unit_picker(out, key="p_unit")
 info = out.unit(unit)
-with widgets.readable_errors():  # a deleted or damaged model file: a message, not a traceback
+with page.readable_errors():  # a deleted or damaged model file: a message, not a traceback
     model = job_outputs.model_bytes(info["model"])
     networks = job_outputs.bn_files(info["model"])
 st.download_button(f"Download the model {widgets.md_escape(' · '.join(job_outputs.unit_parts(unit)))}", model,
-                   file_name=f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}.{services.MODEL_SUFFIX}",
+                   file_name=f"{prefix}-{uploads.safe_file_name(unit.replace('|', '-'))}.{job_outputs.MODEL_SUFFIX}",
                    mime="application/octet-stream", key="p_model", icon=":material/download:", on_click="ignore")
-st.caption(services.MODEL_FORMAT_NOTE)
+st.caption(job_outputs.MODEL_FORMAT_NOTE)
 if networks:
-    stem = f"{prefix}-{services.safe_file_name(unit.replace('|', '-'))}"
+    stem = f"{prefix}-{uploads.safe_file_name(unit.replace('|', '-'))}"
     for col, (fmt, text) in zip(st.columns(len(networks)), networks.items()):
-        title, suffix, mime = services.BN_FILES[fmt]
+        title, suffix, mime = job_outputs.BN_FILES[fmt]
         col.download_button(f"Bayesian network ({title})", text, file_name=f"{stem}{suffix}", mime=mime,
                             key=f"p_bn_{fmt}", icon=":material/account_tree:", on_click="ignore")
     st.caption("The model as a Bayesian network (class, hidden and term variables with their tables) for GeNIe, "
@@ -53,7 +53,7 @@ st.subheader("Settings and code")
 st.download_button("Experiment settings (JSON)", views.settings_json(out), file_name=f"{prefix}-config.json",
                    mime="application/json", key="p_config", icon=":material/settings:", on_click="ignore")
 script_name = f"{prefix}.py"
-with widgets.readable_errors():  # a config written by another version: a message, not a traceback
+with page.readable_errors():  # a config written by another version: a message, not a traceback
     script = views.python_script(out, script_name)
 st.download_button("What I just did, as Python", script, file_name=script_name, mime="text/x-python",
                    key="p_script", icon=":material/code:", on_click="ignore")

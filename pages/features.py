@@ -2,12 +2,12 @@
 import streamlit as st
 
 from hbnlab import bounds
-from hbnlab.app import charts, services, state, widgets
+from hbnlab.app import charts, corpus_data, page, state, widgets
 from hbnlab.app.views.features import OWN_LIST, indexing_note, stop_list_choice, stop_list_label, stop_words_setting
 from hbnlab.pipeline.config import SELECTION_METHODS, SELECTION_SCOPES, STEMMING, STOPWORDS
 
-cfg = widgets.page_frame("Features", "How texts become binary term vectors, and which terms each classifier sees.")
-corpus = widgets.load_corpus(cfg)
+cfg = page.page_frame("Features", "How texts become binary term vectors, and which terms each classifier sees.")
+corpus = page.load_corpus(cfg)
 
 METHODS = {"ig": "information gain (thesis)", "chi2": "chi-square", "mi": "pointwise mutual information",
            "df": "document frequency", "fisher": "Fisher's discrimination index"}
@@ -41,15 +41,15 @@ with st.form("features_form", border=True):
     n_categories = c2.number_input("Most frequent", min_value=1, max_value=max(1, len(usable)),
                                    value=min(cfg.n_categories, max(1, len(usable))), key="f_n_categories")
     if st.form_submit_button("Apply", type="primary"):
-        with widgets.readable_errors():
+        with page.readable_errors():
             stopwords = stop_words_setting(stop_choice, cfg.stopwords, stop_file and stop_file.getvalue(),
                                            stop_file.name if stop_file else "")
         cfg = state.update_config(stopwords=stopwords, stemming=stemming, min_df=int(min_df), selection=selection,
                                   n_features=int(n_features), scope=scope, categories=tuple(categories),
                                   n_categories=int(n_categories))
 
-data = widgets.load_experiment(cfg)
-widgets.synthetic_notice(data.synthetic)
+data = page.load_experiment(cfg)
+page.synthetic_notice(data.synthetic)
 m = st.columns(4)
 m[0].metric("terms in the vocabulary", data.info["n_terms"])
 m[1].metric("training documents", data.info["n_train"])
@@ -59,13 +59,13 @@ n_empty, note = indexing_note(data)
 (st.warning if n_empty else st.caption)(note)
 
 label = widgets.class_picker(cfg, data, key="f_class")
-table = services.feature_table(state.get_config(), label)
+table = corpus_data.feature_table(state.get_config(), label)
 left, right = st.columns([3, 2])
 with left:
     st.dataframe(table, hide_index=True, height=520, key="feature_table",
                  column_config={"rank": st.column_config.NumberColumn(width="small"),
                                 "score": st.column_config.NumberColumn(
-                                    format=services.feature_score_format(table["score"]), width="small"),
+                                    format=corpus_data.feature_score_format(table["score"]), width="small"),
                                 "docs in class": st.column_config.NumberColumn("in class", help="training documents "
                                                                                "of the class with the term"),
                                 "docs outside": st.column_config.NumberColumn("outside", help="training documents "
@@ -77,4 +77,4 @@ with right:
                                           title=f"Selected terms for {label}", score_name=METHODS[cfg.selection]),
                     key="feature_chart")
 with st.expander("Selected terms of every class"):
-    st.dataframe(services.feature_overview(state.get_config()), key="feature_overview")
+    st.dataframe(corpus_data.feature_overview(state.get_config()), key="feature_overview")

@@ -5,7 +5,7 @@ black on white, the settings folded away, one section and one step per screen, a
 press Previous / Next."""
 import streamlit as st
 
-from hbnlab.app import charts, services, widgets
+from hbnlab.app import charts, lessons, page, widgets
 from hbnlab.app.views import learn as L
 
 INTRO = ("Step through how an HBN classifier is built and used (Karčiauskas, 2002): the clustering that makes the "
@@ -20,7 +20,7 @@ if PRESENT not in st.session_state:
     st.session_state[PRESENT] = L.url_flag(st.query_params.get(L.PRESENT_PARAM))
 present = bool(st.session_state[PRESENT])
 
-widgets.page_frame("Learn")
+page.page_frame("Learn")
 if present:
     # one bar: the settings folded into a pop-over, the three sections, the switch
     st.html(L.PRESENTATION_CSS)
@@ -62,8 +62,8 @@ with settings_box:
     direction = c4.radio("Arcs", ["hbn", "hnb"], format_func=str.upper, horizontal=True, key="learn_direction",
                          help="HBN: arcs toward the class (ch. 2); HNB: away from it (sec. 3.3)")
 settings = L.LessonSettings(clustering=clustering, B=B, alpha=float(alpha), direction=direction)
-with widgets.readable_errors():
-    lesson = services.lesson(settings)
+with page.readable_errors():
+    lesson = lessons.lesson(settings)
 ex = lesson.example
 
 if not present:
@@ -148,9 +148,9 @@ def em_section() -> None:
 
 def inference_section() -> None:
     doc = st.selectbox("Document", L.document_choices(ex), key="learn_doc",
-                       index=L.document_choices(ex).index(services.lesson_default_document(settings)),
+                       index=L.document_choices(ex).index(lessons.lesson_default_document(settings)),
                        format_func=lambda d: f"#{d} ({'trade' if ex.y[d] else 'not trade'}): {ex.texts[d]}")
-    trace = services.lesson_inference(settings, doc)
+    trace = lessons.lesson_inference(settings, doc)
     k = widgets.step_controls("learn_inf_step", len(trace.steps), arrow_keys=present)
     s = trace.steps[k]
     card = L.step_card_html(k + 1, len(trace.steps), s.title, s.text, s.cites, kind=s.phase, large=present)

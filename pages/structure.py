@@ -3,16 +3,16 @@ import time
 
 import streamlit as st
 
-from hbnlab.app import services, state, widgets
+from hbnlab.app import corpus_data, page, state, widgets
 from hbnlab.app.views import structure as views
 from hbnlab.models.catalog import TABLE_4_1
 from hbnlab.pipeline.config import ALPHA_RANGE, B_RANGE, STRUCTURE_ALGORITHMS, clustering_of, slider_range
 
-cfg = widgets.page_frame("Structure", "The network a tree learner fits for a class: the tree the clustering "
+cfg = page.page_frame("Structure", "The network a tree learner fits for a class: the tree the clustering "
                          "algorithm builds over its terms (thesis figs 3.3-3.12) and the naive-Bayes children of the "
                          "class. Structure only: parameters are learnt on Training.")
-data = widgets.load_experiment(cfg)
-widgets.synthetic_notice(data.synthetic)
+data = page.load_experiment(cfg)
+page.synthetic_notice(data.synthetic)
 
 c1, c2 = st.columns(2)
 algorithm = c1.selectbox("Algorithm", STRUCTURE_ALGORITHMS, index=STRUCTURE_ALGORITHMS.index(cfg.algorithm),
@@ -45,12 +45,12 @@ c3.button("Table 4.1 defaults", on_click=reset_defaults, key="s_reset", width="s
 cfg = state.set_config(state.get_config().with_structure_params(algorithm, B, alpha))
 
 t0 = time.perf_counter()
-with widgets.readable_errors():
-    tree = services.structure(cfg, label, algorithm)
+with page.readable_errors():
+    tree = corpus_data.structure(cfg, label, algorithm)
 ms = 1000 * (time.perf_counter() - t0)
 
 left_right = st.toggle("Draw left to right (top-down is the thesis's layout)", value=True, key="s_lr")
-st.graphviz_chart(services.tree_dot(tree["dot"], left_right), width="content" if left_right else "stretch")
+st.graphviz_chart(corpus_data.tree_dot(tree["dot"], left_right), width="content" if left_right else "stretch")
 s = tree["summary"]
 st.caption(f"{algorithm} for class **{widgets.md_escape(label)}** · B = {B}, alpha = {alpha:g} · "
            f"{s['features']} terms in the tree, {s['hidden nodes']} hidden nodes, depth {s['depth']} · terms directly "

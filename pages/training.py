@@ -2,7 +2,8 @@
 import streamlit as st
 
 from hbnlab import bounds
-from hbnlab.app import charts, job_outputs, job_settings, services, state, widgets
+from hbnlab.app import charts, corpus_data, job_client, job_outputs, job_settings, job_widgets, page, state, widgets
+from hbnlab.app.views.corpus import config_corpus_label
 from hbnlab.models.catalog import CLUSTERINGS, tree_learner_name
 from hbnlab.pipeline.config import (
     CHILDREN_SELECT_CHOICES,
@@ -19,10 +20,10 @@ from hbnlab.pipeline.config import (
     TREE_TERMS_MAX,
 )
 
-cfg = widgets.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
+cfg = page.page_frame("Training", "Training runs in background worker processes: keep using the workbench, "
                          "reload the page or open a second tab — the jobs and their models are kept on disk.")
-data = widgets.load_experiment(cfg)
-widgets.synthetic_notice(data.synthetic)
+data = page.load_experiment(cfg)
+page.synthetic_notice(data.synthetic)
 
 st.markdown("**Presets** — one click trains a ready-made run, evaluated on the test set; the form below keeps "
             "your settings (to continue from a preset, press *Use these settings* on its job when it has finished)")
@@ -30,13 +31,13 @@ for col, (name, preset) in zip(st.columns(len(PRESETS)), PRESETS.items()):
     if col.button(preset.title, key=f"t_preset_{name}", help=preset.description, icon=":material/bolt:",
                   width="stretch"):
         run = job_settings.preset_config(name, cfg)
-        with widgets.readable_errors():
-            classes = widgets.load_experiment(run).categories
-            job_id, already = widgets.submit_job(
-                services.submit_train, run, classes=classes, stage="test",
+        with page.readable_errors():
+            classes = page.load_experiment(run).categories
+            job_id, already = job_widgets.submit_job(
+                job_client.submit_train, run, classes=classes, stage="test",
                 label=f"{preset.title}: {', '.join(run.classifiers)} on {', '.join(classes)}")
         state.remember(state.LAST_TRAIN_JOB, job_id)
-        where = widgets.md_escape(services.config_corpus_label(run))
+        where = widgets.md_escape(config_corpus_label(run))
         what = widgets.md_escape(job_settings.JobSettings(run, tuple(classes), run.classifiers).describe())
         state.remember(state.TRAIN_NOTE, (already or f"Submitted job #{job_id} ({preset.title}) on {where}: {what}. "
                                                      "Your settings and the form below are unchanged.", job_id))
@@ -73,14 +74,14 @@ with st.expander("EM speed (HBN/HNB learners)", icon=":material/speed:",
              "(benchmarks/results/hnb_start.txt).")
     st.caption("For the training and tuning jobs of the HBN/HNB learners. All are off in the thesis: plain EM, "
                "every restart run until it meets the stopping rule, random starting points.")
-    with widgets.readable_errors():
+    with page.readable_errors():
         cfg = state.update_config(em_acceleration=acceleration, screen_iter=int(screen_iter),
                                   screen_keep=int(screen_keep), hnb_init=hnb_init)
 
 with st.form("train_form", enter_to_submit=False):  # Enter in a number field must not start a job
     c1, c2 = st.columns(2)
     # every class with training and test documents; the Features page's set first, as the default
-    usable = services.load_corpus(cfg).categories(min_train=1, min_test=1)
+    usable = corpus_data.load_corpus(cfg).categories(min_train=1, min_test=1)
     offered = list(data.categories) + [c for c in usable if c not in data.categories]
     if any(c not in offered for c in st.session_state.get("t_classes", [])):  # loaded settings of a changed corpus
         st.session_state["t_classes"] = [c for c in st.session_state["t_classes"] if c in offered]
@@ -161,44 +162,44 @@ if submitted:
         st.error("Choose at least one class and one classifier.")
     else:
         extra = [c for c in classes if c not in data.categories]
-        with widgets.readable_errors():
+        with page.readable_errors():
             cfg = state.update_config(classifiers=tuple(chosen), n_restarts=int(n_restarts),
                                       hidden_states=hidden_states, tree_terms=int(tree_terms),
                                       children_select=children_select, objective=objective,
                                       random_state=int(seed),
                                       **({"categories": tuple(data.categories) + tuple(extra)} if extra else {}))
             if extra:  # the experiment now indexes and scores the added classes too
-                data = widgets.load_experiment(cfg)
-        with widgets.readable_errors():
-            job_id, already = widgets.submit_job(services.submit_train, cfg, classes=classes, classifiers=chosen,
+                data = page.load_experiment(cfg)
+        with page.readable_errors():
+            job_id, already = job_widgets.submit_job(job_client.submit_train, cfg, classes=classes, classifiers=chosen,
                                                  stage=stage)
         state.remember(state.LAST_TRAIN_JOB, job_id)
         note = already or f"Submitted training job #{job_id}: {', '.join(chosen)} on {len(classes)} class(es)."
-widgets.submission_note(state.TRAIN_NOTE, note, job_id if note else None)
+job_widgets.submission_note(state.TRAIN_NOTE, note, job_id if note else None)
 loaded = state.recall(state.SETTINGS_NOTE)
 if loaded:
     st.info(widgets.md_escape(loaded), icon=":material/settings_backup_restore:")
     state.remember(state.SETTINGS_NOTE, None)
 
 st.subheader("Jobs")
-widgets.job_table(key="train_jobs")
-widgets.live_em_traces()
+job_widgets.job_table(key="train_jobs")
+job_widgets.live_em_traces()
 
 st.subheader("Finished jobs: their settings and EM log-likelihood traces")
-done = services.finished_train_jobs()
-job_id = widgets.job_picker(done, key="t_trace_job", label="Finished training job", session_key=state.EVAL_JOB)
+done = job_client.finished_train_jobs()
+job_id = job_widgets.job_picker(done, key="t_trace_job", label="Finished training job", session_key=state.EVAL_JOB)
 if job_id is None:
     st.caption("Traces appear here when a training job has finished.")
 else:
     c1, c2 = st.columns([4, 1], vertical_alignment="center")
-    with widgets.readable_errors():
-        c1.caption(f"Job #{job_id}: " + widgets.md_escape(job_settings.JobSettings.of_job(services.get_job(job_id))
+    with page.readable_errors():
+        c1.caption(f"Job #{job_id}: " + widgets.md_escape(job_settings.JobSettings.of_job(job_client.get_job(job_id))
                                                           .describe()) + ".")
     c2.button("Use these settings", key="t_use_settings", on_click=job_settings.use_settings, args=(job_id,),
               icon=":material/settings_backup_restore:", width="stretch",
               help="Load this job's whole config into the workbench: corpus, indexing and terms (Features), B and "
                    "alpha (Structure), and every field of the form above; Train then runs them again.")
-    with widgets.readable_errors():
+    with page.readable_errors():
         traces = job_outputs.em_traces(job_id)
         units = job_outputs.train_outputs(job_id).units_frame()
     st.dataframe(widgets.points_styler(units, points=["breakeven (%)", "seconds", "log-likelihood"],

@@ -1,14 +1,14 @@
 """Tuning: B x alpha (x number of terms x hidden states) grids on the training-0 / validation split."""
 import streamlit as st
 
-from hbnlab.app import charts, job_outputs, services, state, widgets
+from hbnlab.app import charts, job_client, job_outputs, job_widgets, page, state, widgets
 from hbnlab.pipeline.config import HIDDEN_STATES_CHOICES, STRUCTURE_ALGORITHMS, clustering_of, costly_tuning_cells
 
-cfg = widgets.page_frame("Tuning", "The thesis tunes B and alpha by validation micro breakeven: fit on "
+cfg = page.page_frame("Tuning", "The thesis tunes B and alpha by validation micro breakeven: fit on "
                          "training-0, measure on the validation split (sec. 4.2.1).")
 cfg = widgets.validation_picker(cfg, key="u_validation")
-data = widgets.load_experiment(cfg)
-widgets.synthetic_notice(data.synthetic)
+data = page.load_experiment(cfg)
+page.synthetic_notice(data.synthetic)
 untunable = widgets.validation_notice(data)
 
 available = list(STRUCTURE_ALGORITHMS)
@@ -43,7 +43,7 @@ PENDING = "hbnlab.tune_pending"  # a grid with costly cells, waiting for the use
 
 
 def _submit(grid: dict):
-    job, already = widgets.submit_job(services.submit_tune, cfg, grid["algorithm"], grid["B"], grid["alphas"],
+    job, already = job_widgets.submit_job(job_client.submit_tune, cfg, grid["algorithm"], grid["B"], grid["alphas"],
                                       grid["nf"], grid["classes"], hidden_states_values=grid["k"])
     cells = len(grid["B"]) * len(grid["alphas"]) * len(grid["nf"]) * len(grid["k"] or [cfg.hidden_states])
     return job, already or f"Submitted tuning job #{job}: {cells} cells x {len(grid['classes'])} classes."
@@ -51,7 +51,7 @@ def _submit(grid: dict):
 
 if submitted:
     state.remember(PENDING, None)
-    with widgets.readable_errors(stop=False):
+    with page.readable_errors(stop=False):
         alphas = job_outputs.parse_alpha_values(alpha_text, clustering_of(algorithm))
         if not B_values or not nf_values or not k_values or not classes:
             raise ValueError("choose at least one B value, one number of terms, one number of hidden states and "
@@ -74,7 +74,7 @@ def _confirm():
 if state.recall(GO):
     confirmed = state.recall(GO)
     state.remember(GO, None)
-    with widgets.readable_errors(stop=False):
+    with page.readable_errors(stop=False):
         job_id, note = _submit(confirmed)
 pending = state.recall(PENDING)
 if pending:
@@ -86,18 +86,18 @@ if pending:
                f"minutes where the others take seconds. Run the grid anyway, or drop those B values or hidden "
                f"states and press Run the grid again.", icon=":material/hourglass_top:")
     st.button("Run the grid anyway", key="u_run_costly", on_click=_confirm)
-widgets.submission_note(state.TUNE_NOTE, note, job_id)
+job_widgets.submission_note(state.TUNE_NOTE, note, job_id)
 
 st.subheader("Jobs")
-widgets.job_table(kind="tune", key="tune_jobs")
+job_widgets.job_table(kind="tune", key="tune_jobs")
 
 st.subheader("Validation breakeven")
-done = [r for r in services.list_jobs("tune") if r.state == "done" and r.result]
-job_id = widgets.job_picker(done, key="u_job", label="Finished tuning job", session_key=state.TUNE_JOB)
+done = [r for r in job_client.list_jobs("tune") if r.state == "done" and r.result]
+job_id = job_widgets.job_picker(done, key="u_job", label="Finished tuning job", session_key=state.TUNE_JOB)
 if job_id is None:
     st.caption("The heatmap appears when a tuning job has finished.")
     st.stop()
-result = services.get_job(job_id).result
+result = job_client.get_job(job_id).result
 cells = job_outputs.tuning_cells(job_id)
 best = result["best"]
 best_k = str(best.get("hidden_states", 2))
@@ -117,8 +117,8 @@ if "tied_with_best" in cells:
                "validation documents, holds 0 (hover a cell for its interval). Do not read a ranking into them.")
 if st.button("Train the best cell on the full training set", type="primary", key="u_train_best"):
     new = state.set_config(job_outputs.config_with_cell(result))
-    with widgets.readable_errors():
-        tid, already = widgets.submit_job(services.submit_train, new, classes=result["classes"],
+    with page.readable_errors():
+        tid, already = job_widgets.submit_job(job_client.submit_train, new, classes=result["classes"],
                                           classifiers=[result["classifier"]])
     state.remember(state.LAST_TRAIN_JOB, tid)
     st.success(already or f"Submitted training job #{tid} with B = {best['B']}, alpha = {best['alpha']:g}{states}; "
@@ -133,9 +133,9 @@ if not per_class.empty:
                "measured on the documents they were chosen on; the per-class figure, with more choices, is the "
                "more optimistic of the two — the test split decides.")
     if st.button("Train each class with its own best cell", key="u_train_per_class"):
-        with widgets.readable_errors():
-            tid, already = widgets.submit_job(
-                services.submit_train, job_outputs.config_with_cell(result), classes=result["classes"],
+        with page.readable_errors():
+            tid, already = job_widgets.submit_job(
+                job_client.submit_train, job_outputs.config_with_cell(result), classes=result["classes"],
                 classifiers=[result["classifier"]], class_settings=job_outputs.per_class_settings(result),
                 label=f"train {result['classifier']}, each class with its own best cell")
         state.remember(state.LAST_TRAIN_JOB, tid)

@@ -38,6 +38,8 @@ LAYERS = (
 )
 RANK = {pkg: i for i, layer in enumerate(LAYERS) for pkg in layer}
 MAX_LINES = 900
+#: The Streamlit side is held to a shorter page: one module per page or per concern.
+MAX_APP_LINES = 500
 
 
 def _module_name(path: Path) -> str:
@@ -83,9 +85,9 @@ def _top(name: str) -> str:
 
 
 def test_the_graph_sees_function_level_imports():
-    # hbnlab.app.services imports streamlit at the top and the job runners of hbnlab.jobs
-    assert "streamlit" in _imports("hbnlab.app.services", MODULES["hbnlab.app.services"])
-    assert any(t.startswith("hbnlab.jobs") for t in GRAPH["hbnlab.app.services"])
+    # hbnlab.app.job_client imports streamlit at the top and the job runners of hbnlab.jobs in a function
+    assert "streamlit" in _imports("hbnlab.app.job_client", MODULES["hbnlab.app.job_client"])
+    assert "hbnlab.jobs.registry" in GRAPH["hbnlab.app.job_client"]
     assert set(map(_top, MODULES)) <= set(RANK), f"packages without a layer: {set(map(_top, MODULES)) - set(RANK)}"
 
 
@@ -152,6 +154,11 @@ def test_core_never_imports_streamlit_at_run_time():
 def test_modules_stay_readable():
     long = {n: len(p.read_text(encoding="utf-8").splitlines()) for n, p in MODULES.items()}
     assert {n: k for n, k in long.items() if k > MAX_LINES} == {}
+
+
+def test_app_modules_stay_short():
+    long = {n: len(p.read_text(encoding="utf-8").splitlines()) for n, p in MODULES.items() if _top(n) == "hbnlab.app"}
+    assert long and {n: k for n, k in long.items() if k > MAX_APP_LINES} == {}
 
 
 def test_ruff_is_clean():

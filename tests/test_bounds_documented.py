@@ -127,7 +127,7 @@ def test_the_readme_says_what_runs_where_for_an_upload_and_the_code_agrees(servi
         assert phrase in flat, f"README, Serving a team: {phrase!r} not found"
 
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path / "home"))
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
     from hbnlab.corpus import isolated
     from hbnlab.pipeline.config import ExperimentConfig
 
@@ -135,7 +135,7 @@ def test_the_readme_says_what_runs_where_for_an_upload_and_the_code_agrees(servi
     real = isolated.check_upload
     monkeypatch.setattr(isolated, "check_upload", lambda *a, **k: children.append(a[1]) or real(*a, **k))
     data = "".join(f"wheat grain {i},grain\noil crude {i},crude\n" for i in range(12)).encode()
-    path = services.store_upload(b"text,labels\n" + data, "mine.csv", {})
+    path = corpus_data.store_upload(b"text,labels\n" + data, "mine.csv", {})
     assert children == ["mine.csv"]  # the check: in the child
-    corpus = services.load_corpus(ExperimentConfig(corpus="upload", upload_path=str(path), upload_encoding="utf-8"))
+    corpus = corpus_data.load_corpus(ExperimentConfig(corpus="upload", upload_path=str(path), upload_encoding="utf-8"))
     assert len(corpus.train) + len(corpus.test) == 24 and children == ["mine.csv"]  # the server's parse: not

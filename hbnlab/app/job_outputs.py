@@ -2,10 +2,10 @@
 experiment (:func:`train_outputs`), the comparisons of Compare, the explanations of Explain, the files
 of Export, the tables of Evaluation and Tuning.
 
-The jobs, corpora and indexed experiments themselves come from :mod:`hbnlab.app.services` (this module
-calls it through the module, so a test that replaces a service there replaces it here too); the
-caches follow the same rules (``st.cache_resource`` for large read-only objects, ``st.cache_data``
-for small results).
+The jobs, corpora and indexed experiments themselves come from :mod:`hbnlab.app.job_client` and
+:mod:`hbnlab.app.corpus_data` (this module calls them through the module, so a test that replaces a
+function there replaces it here too); the caches follow the same rules (``st.cache_resource`` for
+large read-only objects, ``st.cache_data`` for small results).
 """
 from __future__ import annotations
 
@@ -14,26 +14,32 @@ import json
 import pandas as pd
 import streamlit as st
 
-from hbnlab.app import services, views
+from hbnlab.app import corpus_data, job_client, views
 from hbnlab.app.views import compare as compare_view
 from hbnlab.app.views import export as export_view
 from hbnlab.export.report import build_report
 from hbnlab.pipeline import tasks as T
 from hbnlab.pipeline.config import ExperimentConfig
 
+#: The files of the Export page: a model file's suffix, the Bayesian-network formats and what a model file holds.
+MODEL_SUFFIX = "hbnlab"
+BN_FILES = export_view.BN_FILES
+MODEL_FORMAT_NOTE = ("hbnlab model files (.hbnlab: JSON + arrays in a ZIP, no pickle) with the indexing settings "
+                     "and vocabulary: hbnlab.export.load_model(path).predict_proba_texts([...]) classifies raw text.")
+
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _scores(digest: str):
-    return T.scores_from_bytes(services.read_artifact(digest))
+    return T.scores_from_bytes(job_client.read_artifact(digest))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _model(digest: str):
-    return T.load_model(services.read_artifact(digest))
+    return T.load_model(job_client.read_artifact(digest))
 
 
 def _outputs_key(job_id: int) -> str:
-    rec = services.get_job(job_id)
+    rec = job_client.get_job(job_id)
     if rec.state != "done" or not rec.result:
         raise ValueError(f"job {job_id} is {rec.state}; evaluation needs a finished training job")
     if rec.kind != "train":
@@ -43,10 +49,10 @@ def _outputs_key(job_id: int) -> str:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _train_outputs(job_id: int, digest: str) -> views.TrainOutputs:
-    res = services.get_job(job_id).result
+    res = job_client.get_job(job_id).result
     cfg = ExperimentConfig.from_dict(res["config"])
     S, doc_ids, columns = _scores(digest)
-    return views.TrainOutputs.build(job_id, res, S, doc_ids, columns, services.experiment(cfg), config=cfg)
+    return views.TrainOutputs.build(job_id, res, S, doc_ids, columns, corpus_data.experiment(cfg), config=cfg)
 
 
 def train_outputs(job_id: int) -> views.TrainOutputs:
@@ -58,7 +64,7 @@ def train_outputs(job_id: int) -> views.TrainOutputs:
 def comparable_systems() -> dict:
     """Every classifier of every finished training job, by its display key (``"#3 · HBN-OR"``)."""
     return {compare_view.system_key(r.id, c): (r.id, c)
-            for r in services.finished_train_jobs() for c in r.result.get("classifiers", [])}
+            for r in job_client.finished_train_jobs() for c in r.result.get("classifiers", [])}
 
 
 def system_labels() -> dict:
@@ -66,7 +72,7 @@ def system_labels() -> dict:
     run's terms, B and alpha (``"#3 · HBN-OR · 30 terms · B 9, α 0.09"``,
     :func:`hbnlab.app.views.compare.system_label`)."""
     return {compare_view.system_key(r.id, c): compare_view.system_label(r.id, c, r.result)
-            for r in services.finished_train_jobs() for c in r.result.get("classifiers", [])}
+            for r in job_client.finished_train_jobs() for c in r.result.get("classifiers", [])}
 
 
 def baseline_notes(systems) -> list:
@@ -148,16 +154,16 @@ def unit_model(digest: str):
 
 
 def model_bytes(digest: str) -> bytes:
-    return services.read_artifact(digest)
+    return job_client.read_artifact(digest)
 
 
 def em_traces(job_id: int) -> dict:
     """``{"class|classifier": [trace per restart]}`` of a finished train job."""
-    rec = services.get_job(job_id)
+    rec = job_client.get_job(job_id)
     out = {}
     for u in (rec.result or {}).get("units", []):
         if u.get("traces"):
-            runs = json.loads(services.read_artifact(u["traces"]).decode("utf-8"))
+            runs = json.loads(job_client.read_artifact(u["traces"]).decode("utf-8"))
             if runs:
                 out[f"{u['classifier']} · {u['class']}"] = runs
     return out
@@ -169,8 +175,8 @@ def explain(job_id: int, unit_key: str, doc_id: str) -> views.Explanation:
     unit = out.unit(unit_key)
     est, meta = unit_model(unit["model"])
     cfg = out.job_config()
-    data = services.experiment(cfg)
-    doc = services.document(cfg, doc_id)
+    data = corpus_data.experiment(cfg)
+    doc = corpus_data.document(cfg, doc_id)
     return views.explain_document(est, data, doc, label=unit["class"], classifier=unit["classifier"])
 
 
@@ -184,12 +190,12 @@ def export_tables(job_id: int) -> dict[str, bytes]:
 def bn_files(digest: str) -> dict[str, str]:
     """The Bayesian network of the model stored as artifact ``digest`` as BIF / XMLBIF / HUGIN text
     by format (:func:`hbnlab.app.views.export.bn_files`); empty for a learner without one."""
-    return export_view.bn_files(services.read_artifact(digest))
+    return export_view.bn_files(job_client.read_artifact(digest))
 
 
 def markdown_report(job_id: int) -> str:
     out = train_outputs(job_id)
-    return views.markdown_report(out, services.get_job(job_id))
+    return views.markdown_report(out, job_client.get_job(job_id))
 
 
 def html_report(job_id: int) -> str:
@@ -204,7 +210,7 @@ def _html_report(job_id: int, digest: str) -> str:
     for u in out.units:
         key = f"{u['class']}|{u['classifier']}"
         if u.get("traces"):
-            traces[key] = json.loads(services.read_artifact(u["traces"]).decode("utf-8"))
+            traces[key] = json.loads(job_client.read_artifact(u["traces"]).decode("utf-8"))
         est, _ = unit_model(u["model"])
         if getattr(est, "tree_", None) is not None:
             trees[key] = est.tree_.to_dict()
@@ -241,7 +247,7 @@ def parse_alpha_values(text: str, clustering: str) -> list[float]:
 
 
 def tuning_cells(job_id: int) -> pd.DataFrame:
-    return views.tuning_frame(services.get_job(job_id).result)
+    return views.tuning_frame(job_client.get_job(job_id).result)
 
 
 def config_with_cell(result: dict) -> ExperimentConfig:
@@ -333,7 +339,7 @@ def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFram
     df = out.ranked_documents(label, classifier, limit=len(out.doc_ids))
     q = (query or "").strip()
     if q:
-        hits = services.search_documents(out.job_config(), q, split="all", limit=10**9)
+        hits = corpus_data.search_documents(out.job_config(), q, split="all", limit=10**9)
         df = df[df["doc_id"].isin(set(hits["id"]))]
     return df.reset_index(drop=True)
 

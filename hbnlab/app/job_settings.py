@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from hbnlab.app import services, state
-from hbnlab.pipeline.config import CLASSIFIERS, ExperimentConfig
+from hbnlab.app import corpus_data, job_client, state
+from hbnlab.app.views.corpus import config_corpus_label
+from hbnlab.pipeline.config import CLASSIFIERS, PRESETS, ExperimentConfig
 
 
 @dataclass(frozen=True)
@@ -78,14 +79,25 @@ TRAINING_WIDGETS = {
 ANALYST_FIELD_PREFIXES = ("corpus", "synthetic_", "reuters_", "upload_", "stop", "stemming", "min_df")
 
 
+def preset_changes(name: str, cfg: ExperimentConfig) -> dict:
+    """The config changes of preset ``name`` (:data:`hbnlab.pipeline.config.PRESETS`) for the current
+    config: the preset's corpus only in place of the built-in synthetic one (and when it is
+    available); an upload or Reuters stays the corpus."""
+    preset = PRESETS[name]
+    changes = dict(preset.changes)
+    if preset.corpus == "reuters" and cfg.corpus == "synthetic" and corpus_data.reuters_available():
+        changes.update(corpus="reuters", reuters_dir="")
+    return changes
+
+
 def preset_config(name: str, cfg: ExperimentConfig) -> ExperimentConfig:
     """The config preset ``name`` runs: the analyst's documents and indexing
     (:data:`ANALYST_FIELD_PREFIXES`), the defaults, then the preset's changes
-    (:func:`services.preset_changes`: the built-in synthetic corpus becomes Reuters-21578 when it
+    (:func:`preset_changes`: the built-in synthetic corpus becomes Reuters-21578 when it
     is at hand).  The session's config is not changed."""
     fields = [f.name for f in dataclasses.fields(ExperimentConfig) if f.name.startswith(ANALYST_FIELD_PREFIXES)]
     base = ExperimentConfig(**{f: getattr(cfg, f) for f in fields})
-    return base.replace(**services.preset_changes(name, cfg))
+    return base.replace(**preset_changes(name, cfg))
 
 
 def use_settings(job_id: int) -> None:
@@ -96,13 +108,13 @@ def use_settings(job_id: int) -> None:
     Writing a widget's value through the session state (not dropping its key) also updates what
     the browser shows: a dropped key would leave the browser's old value, which it sends back on
     the next run."""
-    settings = JobSettings.of_job(services.get_job(job_id))
+    settings = JobSettings.of_job(job_client.get_job(job_id))
     for key in [k for k in st.session_state if str(k).startswith(state.SETTINGS_WIDGET_PREFIXES)]:
         del st.session_state[key]
     for key, value_of in TRAINING_WIDGETS.items():
         st.session_state[key] = value_of(settings)
     state.load_config(settings.config)
-    where = services.config_corpus_label(settings.config)
+    where = config_corpus_label(settings.config)
     note = f"Loaded the settings of job #{job_id} on {where}: {settings.describe()}."
     if settings.class_settings:
         note += (" It also had per-class settings (a tuning job's best cells) that the form cannot hold: Train "
@@ -110,4 +122,5 @@ def use_settings(job_id: int) -> None:
     state.remember(state.SETTINGS_NOTE, note)
 
 
-__all__ = ["JobSettings", "TRAINING_WIDGETS", "ANALYST_FIELD_PREFIXES", "preset_config", "use_settings"]
+__all__ = ["JobSettings", "TRAINING_WIDGETS", "ANALYST_FIELD_PREFIXES", "preset_changes", "preset_config",
+           "use_settings"]

@@ -24,7 +24,7 @@ EVAL_JOB = "hbnlab.eval_job"
 EXPLAIN_DOC = "hbnlab.explain_doc"
 EXPLAIN_SHOWN = "hbnlab.explain_shown"
 FLASH = "hbnlab.flash"
-#: The last job submission of the Training / Tuning page (see widgets.submission_note).
+#: The last job submission of the Training / Tuning page (see job_widgets.submission_note).
 TRAIN_NOTE = "hbnlab.train_note"
 TUNE_NOTE = "hbnlab.tune_note"
 #: What "Use these settings" loaded (shown once on the Training page).

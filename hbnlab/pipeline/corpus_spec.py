@@ -85,7 +85,7 @@ def resolve_reuters_dir(path: str | os.PathLike | None = None, *, download: bool
 def allowed_corpus_dirs(kind: str) -> list[Path]:
     """The directories (resolved) a workbench spec may read a corpus of ``kind`` from.
 
-    ``"upload"``: ``<data home>/uploads`` (where :func:`hbnlab.app.services.store_upload` keeps
+    ``"upload"``: ``<data home>/uploads`` (where :func:`hbnlab.app.corpus_data.store_upload` keeps
     uploads); ``"reuters"``: the data home (its download cache included) and
     ``$HBNLAB_REUTERS_DIR``; both: every directory of ``$HBNLAB_ALLOWED_DIRS``.
     """

@@ -46,7 +46,7 @@ def main() -> None:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from hbnlab.app.services import JOB_GROUP
+    from hbnlab.app.job_client import JOB_GROUP
     from hbnlab.jobs.registry import RunRegistry
     from hbnlab.jobs.spec import JobSpec
 

@@ -20,11 +20,11 @@ _ESCAPE = re.compile(r"\\(.)")
 
 def wait_for_jobs(timeout: float = 120.0, ids=None):
     """Block until every workbench job (or the given ids) is finished; return the records."""
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     deadline = time.monotonic() + timeout
     while True:
-        recs = [r for r in services.list_jobs() if ids is None or r.id in ids]
+        recs = [r for r in job_client.list_jobs() if ids is None or r.id in ids]
         if recs and all(r.state not in ("queued", "running") for r in recs):
             return recs
         if time.monotonic() > deadline:

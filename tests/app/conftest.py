@@ -15,11 +15,11 @@ def data_home(tmp_path, monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(home))
     yield home
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     if (home / "runs").exists():
         try:
-            services.shutdown_jobs(interrupt=True)
+            job_client.shutdown_jobs(interrupt=True)
         except Exception:  # noqa: BLE001 - a test that never made a runner
             pass
 
@@ -34,10 +34,10 @@ def app(data_home):
 @pytest.fixture
 def queue_only(data_home, monkeypatch):
     """Jobs are queued in the registry and never picked up (they stay 'queued')."""
-    from hbnlab.app import services
+    from hbnlab.app import job_client
     from hbnlab.jobs.registry import RunRegistry
 
     registry = RunRegistry(data_home / "queue-only")
-    monkeypatch.setattr(services, "registry", lambda: registry)
-    monkeypatch.setattr(services, "runner", lambda: registry)
-    return services
+    monkeypatch.setattr(job_client, "registry", lambda: registry)
+    monkeypatch.setattr(job_client, "runner", lambda: registry)
+    return job_client

@@ -78,10 +78,10 @@ def test_jobs_without_a_recorded_fingerprint_are_told_apart_by_corpus_name():
 def test_services_give_no_paired_verdict_for_jobs_of_different_corpora(data_home):
     """Two real training jobs on synthetic corpora of seeds 0 and 7 (the same size: the same
     document ids): the services refuse the paired comparison with a message naming both."""
-    from hbnlab.app import job_outputs, services
+    from hbnlab.app import job_client, job_outputs
 
     base = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=1)
-    ids = [services.submit_train(cfg, classes=["alpha"], classifiers=["NB"])
+    ids = [job_client.submit_train(cfg, classes=["alpha"], classifiers=["NB"])
            for cfg in (base, base.replace(synthetic_seed=7))]
     recs = wait_for_jobs(180, ids=ids)
     assert all(r.state == "done" for r in recs), [r.error for r in recs]

@@ -62,11 +62,11 @@ def test_different_class_sets_are_named_in_the_table_and_in_the_paired_box():
 
 
 def test_compare_page_shows_the_class_notes_and_readable_numbers(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     base = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=1, B_or=3)
-    first = services.submit_train(base, classes=["alpha", "bravo"], classifiers=["NB", "HBN-OR"])
-    second = services.submit_train(base, classes=["alpha"], classifiers=["NB"])
+    first = job_client.submit_train(base, classes=["alpha", "bravo"], classifiers=["NB", "HBN-OR"])
+    second = job_client.submit_train(base, classes=["alpha"], classifiers=["NB"])
     assert all(r.state == "done" for r in wait_for_jobs(240, ids=[first, second]))
     app.session_state["hbnlab.config"] = base
     app.run()

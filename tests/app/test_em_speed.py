@@ -53,10 +53,10 @@ def test_em_speed_options_reach_the_trained_models(app):
 
 
 def test_the_thesis_preset_runs_without_the_em_speed_options_and_leaves_the_analysts_on(app, monkeypatch):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     submitted = []
-    monkeypatch.setattr(services, "submit_train", lambda cfg, **kw: submitted.append(cfg) or 1)
+    monkeypatch.setattr(job_client, "submit_train", lambda cfg, **kw: submitted.append(cfg) or 1)
     _training_page(app)
     app.selectbox(key="t_em_acceleration").set_value("squarem").run()
     app.number_input(key="t_screen_iter").set_value(3).run()
@@ -168,15 +168,15 @@ def test_the_training_page_warns_of_hbn_tables_of_k_to_the_B_rows(app):
 
 
 def test_jobs_whose_hbn_tables_no_fit_accepts_are_refused_before_queueing(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
     from hbnlab.pipeline.config import ExperimentConfig
 
     cfg = ExperimentConfig(hidden_states=5, classifiers=("HBN-OR",))
     with pytest.raises(ValueError, match="HBN-OR with 5 hidden states at B = 9"):
-        services.submit_train(cfg)
+        job_client.submit_train(cfg)
     with pytest.raises(ValueError, match="HBN-AVG with 4 hidden states at B = 11"):
-        services.submit_train(cfg.replace(hidden_states=2), classifiers=["HBN-AVG"],
+        job_client.submit_train(cfg.replace(hidden_states=2), classifiers=["HBN-AVG"],
                               class_settings={"alpha": {"B": 11, "hidden_states": 4}})
     with pytest.raises(ValueError, match="HBN-DEP with 3 hidden states at B = 13"):
-        services.submit_tune(cfg.replace(hidden_states=2), "HBN-DEP", [3, 13], [100.0], hidden_states_values=[2, 3])
-    assert services.list_jobs() == []
+        job_client.submit_tune(cfg.replace(hidden_states=2), "HBN-DEP", [3, 13], [100.0], hidden_states_values=[2, 3])
+    assert job_client.list_jobs() == []

@@ -1,11 +1,11 @@
 """The workbench caches the indexed experiment by the config fields that decide it
-(``services._DATA_FIELDS``): a field that changes which documents are loaded, or how they are
+(``corpus_data._DATA_FIELDS``): a field that changes which documents are loaded, or how they are
 indexed and split, and is missing from that key would hand one config the other's data."""
 from __future__ import annotations
 
 import dataclasses
 
-from hbnlab.app import services
+from hbnlab.app import corpus_data
 from hbnlab.pipeline.config import ExperimentConfig
 
 #: A value different from the default for each field whose change the corpus must see.
@@ -27,11 +27,11 @@ def test_every_field_of_the_corpus_spec_is_in_the_experiment_key():
                 other = cfg.replace(**{f.name: CHANGED[f.name]})
             except ValueError:
                 continue
-            if other.corpus_spec() != cfg.corpus_spec() and f.name not in services._DATA_FIELDS:
+            if other.corpus_spec() != cfg.corpus_spec() and f.name not in corpus_data._DATA_FIELDS:
                 missing.append(f.name)
     assert not missing, f"fields that change the corpus but not the experiment cache key: {sorted(set(missing))}"
 
 
 def test_the_newsgroup_stripping_changes_the_experiment_key():
     cfg = ExperimentConfig(corpus="upload", upload_path="/x/y.csv")
-    assert services._experiment_key(cfg) != services._experiment_key(cfg.replace(upload_newsgroup_strip=True))
+    assert corpus_data._experiment_key(cfg) != corpus_data._experiment_key(cfg.replace(upload_newsgroup_strip=True))

@@ -144,12 +144,12 @@ def _certain_upload() -> bytes:
 
 
 def test_the_explain_page_of_a_certain_model_says_so_and_shows_no_nan_or_inf(app):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data, job_client
 
-    path = services.store_upload(_certain_upload(), "certain.csv", {"id_column": "id", "split_column": "split"})
+    path = corpus_data.store_upload(_certain_upload(), "certain.csv", {"id_column": "id", "split_column": "split"})
     cfg = ExperimentConfig(corpus="upload", upload_path=str(path), upload_id_column="id", upload_split_column="split",
                            n_features=4, min_df=1, stopwords="none", n_restarts=2, tree_terms=0)
-    job = services.submit_train(cfg, classes=["wheat"], classifiers=["HBN-OR"])
+    job = job_client.submit_train(cfg, classes=["wheat"], classifiers=["HBN-OR"])
     (rec,) = wait_for_jobs(240, ids={job})
     assert rec.state == "done", rec.error
     app.session_state["hbnlab.config"] = cfg
@@ -166,4 +166,4 @@ def test_the_explain_page_of_a_certain_model_says_so_and_shows_no_nan_or_inf(app
     shown += [h.proto.body for h in app.get("html")]
     bad = [t for t in shown if NAN_OR_INF.search(t)]
     assert not bad, bad
-    services.shutdown_jobs(interrupt=True)
+    job_client.shutdown_jobs(interrupt=True)

@@ -11,9 +11,9 @@ SMALL = ExperimentConfig(synthetic_size=600, n_features=10, n_restarts=2, n_cate
 
 
 def _explain(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
-    job = services.submit_train(SMALL, classes=["alpha", "bravo"], classifiers=["NB"])
+    job = job_client.submit_train(SMALL, classes=["alpha", "bravo"], classifiers=["NB"])
     (rec,) = wait_for_jobs(180, ids=[job])
     assert rec.state == "done", rec.error
     app.session_state["hbnlab.config"] = SMALL
@@ -51,10 +51,10 @@ def test_another_model_shows_its_own_top_document_and_an_opened_document_is_kept
 
 
 def test_the_search_matches_whole_words(app):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
 
     _explain(app)
-    corpus = services.load_corpus(SMALL)
+    corpus = corpus_data.load_corpus(SMALL)
     doc = corpus.test[0]
     word = doc.full_text.split()[0].lower()
     part = word[: max(2, len(word) - 2)]

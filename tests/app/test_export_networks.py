@@ -13,12 +13,12 @@ NETWORK_BUTTONS = ["Bayesian network (BIF)", "Bayesian network (XMLBIF)", "Bayes
 
 
 def test_export_page_offers_the_network_files_of_bn_learners_only(app, tmp_path):
-    from hbnlab.app import job_outputs, services
+    from hbnlab.app import job_client, job_outputs
     from hbnlab.app.views.export import BN_FILES, bn_files
     from hbnlab.export import export_bn, load_model
     from hbnlab.export.bn_formats import FORMATS
 
-    job = services.submit_train(CFG, classes=["alpha"], classifiers=["HBN-OR", "NB", "SVM"])
+    job = job_client.submit_train(CFG, classes=["alpha"], classifiers=["HBN-OR", "NB", "SVM"])
     (rec,) = wait_for_jobs(240, ids=[job])
     assert rec.state == "done", rec.error
     app.query_params = {k: str(v) for k, v in CFG.to_query().items()}

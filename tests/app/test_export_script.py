@@ -21,9 +21,9 @@ SMALL = dict(n_features=8, n_restarts=2, B_or=3, random_state=5)
 
 
 def _train(cfg, classes, classifiers):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
-    job = services.submit_train(cfg, classes=classes, classifiers=classifiers)
+    job = job_client.submit_train(cfg, classes=classes, classifiers=classifiers)
     (rec,) = wait_for_jobs(240, ids=[job])
     assert rec.state == "done", rec.error
     return job
@@ -84,7 +84,7 @@ def test_the_script_of_a_synthetic_job_prints_the_jobs_breakeven_table(app, tmp_
 
 
 def test_the_script_of_an_upload_reads_the_path_it_is_given_and_names_no_server_path(app, data_home, tmp_path):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
     from hbnlab.corpus import make_synthetic_corpus
 
     corpus = make_synthetic_corpus(n_documents=400, random_state=1)
@@ -94,7 +94,7 @@ def test_the_script_of_an_upload_reads_the_path_it_is_given_and_names_no_server_
     for d in list(corpus.train) + list(corpus.test):
         writer.writerow([d.id, d.text, "|".join(sorted(d.labels)), d.split])
     raw = buf.getvalue().encode("utf-8")
-    stored = services.store_upload(raw, "bank notes.csv", {})
+    stored = corpus_data.store_upload(raw, "bank notes.csv", {})
     cfg = ExperimentConfig(corpus="upload", upload_path=str(stored), **SMALL)
     job = _train(cfg, ["alpha", "bravo"], ["NB", "HBN-OR"])
     script = _export_script(app, cfg)

@@ -43,9 +43,9 @@ def hostile_csv() -> bytes:
 
 
 def _hostile_url(app):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
 
-    path = services.store_upload(hostile_csv(), "<img src=x onerror=alert(1)>.csv",
+    path = corpus_data.store_upload(hostile_csv(), "<img src=x onerror=alert(1)>.csv",
                                  {"id_column": "id", "title_column": "title", "split_column": "split"})
     app.query_params = {"corpus": "upload", "upload_path": str(path), "upload_id_column": "id",
                         "upload_title_column": "title", "upload_split_column": "split",
@@ -138,9 +138,9 @@ def test_a_url_cannot_read_a_file_outside_the_uploads(app, tmp_path, columns):
 
 
 def test_a_url_column_the_upload_lacks_is_refused_by_name(app):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
 
-    path = services.store_upload(hostile_csv(), "mine.csv", {"id_column": "id", "title_column": "title"})
+    path = corpus_data.store_upload(hostile_csv(), "mine.csv", {"id_column": "id", "title_column": "title"})
     app.query_params = {"corpus": "upload", "upload_path": str(path), "upload_text_column": "password"}
     app.run()
     app.switch_page("pages/corpus.py").run()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app_testutil import no_exceptions
 
-from hbnlab.app.widgets import job_picker_key
+from hbnlab.app.job_widgets import job_picker_key
 from hbnlab.pipeline.config import ExperimentConfig
 
 SMALL = ExperimentConfig(synthetic_size=600, n_features=10, n_restarts=2, n_categories=2)
@@ -15,9 +15,9 @@ def _picker(app, newest):
 
 
 def test_a_new_job_takes_the_action_picker_from_an_older_choice(app, queue_only):
-    services = queue_only
-    first = services.submit_train(SMALL, classes=["alpha"], classifiers=["NB"])
-    second = services.submit_train(SMALL, classes=["bravo"], classifiers=["NB"])
+    job_client = queue_only
+    first = job_client.submit_train(SMALL, classes=["alpha"], classifiers=["NB"])
+    second = job_client.submit_train(SMALL, classes=["bravo"], classifiers=["NB"])
     app.session_state["hbnlab.config"] = SMALL
     app.run()
     app.switch_page("pages/training.py").run()
@@ -27,7 +27,7 @@ def test_a_new_job_takes_the_action_picker_from_an_older_choice(app, queue_only)
     no_exceptions(app)
     app.run()
     assert _picker(app, second).value == first, "a choice stays while no new job comes"
-    third = services.submit_train(SMALL, classes=["alpha", "bravo"], classifiers=["NB"])
+    third = job_client.submit_train(SMALL, classes=["alpha", "bravo"], classifiers=["NB"])
     app.run()
     no_exceptions(app)
     assert _picker(app, third).value == third, "Cancel must target the job just submitted"

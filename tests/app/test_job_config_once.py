@@ -6,11 +6,11 @@ from app_testutil import wait_for_jobs
 
 
 def test_explain_and_search_parse_the_jobs_config_at_most_once(data_home, monkeypatch):
-    from hbnlab.app import job_outputs, services
+    from hbnlab.app import job_client, job_outputs
     from hbnlab.pipeline.config import ExperimentConfig
 
     cfg = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=1)
-    job_id = services.submit_train(cfg, classes=["alpha"], classifiers=["NB", "HBN-OR"])
+    job_id = job_client.submit_train(cfg, classes=["alpha"], classifiers=["NB", "HBN-OR"])
     (rec,) = wait_for_jobs(180, ids=[job_id])
     assert rec.state == "done", rec.error
     calls = []

@@ -6,9 +6,9 @@ from app_testutil import no_exceptions, wait_for_jobs
 
 
 def _train(cfg, classes, classifiers):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
-    job_id = services.submit_train(cfg, classes=classes, classifiers=classifiers)
+    job_id = job_client.submit_train(cfg, classes=classes, classifiers=classifiers)
     (rec,) = wait_for_jobs(180, ids=[job_id])
     assert rec.state == "done", rec.error
     return job_id
@@ -20,7 +20,7 @@ def _captions(at):
 
 def _picker(at, key, newest):
     """The job picker ``key`` of the page while job ``newest`` is the newest finished one."""
-    from hbnlab.app.widgets import job_picker_key
+    from hbnlab.app.job_widgets import job_picker_key
 
     return at.selectbox(key=job_picker_key(key, newest))
 

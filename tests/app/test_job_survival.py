@@ -14,22 +14,22 @@ from pathlib import Path
 import numpy as np
 from app_testutil import frame_with, no_exceptions, wait_for_jobs
 
-from hbnlab.app.widgets import job_picker_key
+from hbnlab.app.job_widgets import job_picker_key
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # An "app process": the workbench's services in bare mode (no browser), submitting one job.
 APP_PROCESS = textwrap.dedent("""
     import json, os, signal, sys, time
-    from hbnlab.app import job_outputs, services
+    from hbnlab.app import job_client, job_outputs
     from hbnlab.pipeline.config import ExperimentConfig
 
     cfg = ExperimentConfig(**json.loads(sys.argv[1]))
-    job = services.submit_train(cfg, classifiers=json.loads(sys.argv[2]))
+    job = job_client.submit_train(cfg, classifiers=json.loads(sys.argv[2]))
     print(job, flush=True)
     mode = sys.argv[3]
     while True:  # wait until some models are trained, then end as the test asks
-        rec = services.get_job(job)
+        rec = job_client.get_job(job)
         if rec.state not in ("queued", "running"):
             break
         if mode == "exit" and (rec.progress or {}).get("unit", 0) >= 3:
@@ -38,7 +38,7 @@ APP_PROCESS = textwrap.dedent("""
             os.kill(rec.worker_pid, signal.SIGSTOP)
             break
         time.sleep(0.01)
-    print(services.get_job(job).state, flush=True)
+    print(job_client.get_job(job).state, flush=True)
     if mode == "exit":
         sys.exit(0)   # a normal app exit: the runner stops running jobs, they become interrupted
     time.sleep(600)   # mode "kill": the test SIGKILLs this process
@@ -52,14 +52,15 @@ def _app_process(data_home, cfg: dict, classifiers, mode):
 
 
 def _check_models_load(job_id):
-    from hbnlab.app import job_outputs, services
+    from hbnlab.app import corpus_data, job_client, job_outputs
     from hbnlab.pipeline import tasks as T
+    from hbnlab.pipeline.config import ExperimentConfig
 
     out = job_outputs.train_outputs(job_id)
-    data = services.experiment(services.ExperimentConfig.from_dict(out.result["config"]))
+    data = corpus_data.experiment(ExperimentConfig.from_dict(out.result["config"]))
     X_eval = data.split(out.stage)[2]
     for k, key in enumerate(out.columns):
-        est, meta = T.load_model(services.read_artifact(out.unit(key)["model"]))
+        est, meta = T.load_model(job_client.read_artifact(out.unit(key)["model"]))
         assert f"{meta['class']}|{meta['classifier']}" == key
         np.testing.assert_allclose(est.predict_proba(X_eval)[:, 1], out.S[:, k])
 
@@ -72,12 +73,12 @@ def test_app_killed_mid_job_the_job_is_not_lost(data_home):
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     # the next app process: a new registry + runner over the same data home
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
-    assert services.get_job(job_id).state in ("queued", "running", "done", "interrupted")
+    assert job_client.get_job(job_id).state in ("queued", "running", "done", "interrupted")
     (rec,) = wait_for_jobs(180, ids=[job_id])
     if rec.state == "interrupted":  # the worker died with the app: resume it
-        services.resume_job(job_id)
+        job_client.resume_job(job_id)
         (rec,) = wait_for_jobs(180, ids=[job_id])
     assert rec.state == "done", rec.error
     _check_models_load(job_id)
@@ -89,9 +90,9 @@ def test_app_restart_interrupts_then_resume_reuses_finished_models(app, data_hom
     job_id = int(proc.stdout.readline())
     out, err = proc.communicate(timeout=240)
     assert proc.returncode == 0, err
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
-    rec = services.get_job(job_id)
+    rec = job_client.get_job(job_id)
     assert rec.state == "interrupted", (rec.state, rec.error, out)
     # the restarted app lists it as interrupted, and Resume works through the widgets
     app.run()
@@ -99,7 +100,7 @@ def test_app_restart_interrupts_then_resume_reuses_finished_models(app, data_hom
     no_exceptions(app)
     table = frame_with(app, "state", "attempt")
     assert table.loc[table["id"] == job_id, "state"].tolist() == ["interrupted"]
-    newest = max(r.id for r in services.list_jobs())
+    newest = max(r.id for r in job_client.list_jobs())
     app.selectbox(key=job_picker_key("train_jobs_job", newest)).set_value(job_id).run()
     app.button(key="train_jobs_resume").click().run()
     no_exceptions(app)
@@ -107,5 +108,5 @@ def test_app_restart_interrupts_then_resume_reuses_finished_models(app, data_hom
     assert rec.state == "done", rec.error
     assert rec.attempt == 2
     assert rec.result["resumed_units"] >= 2, "models finished before the restart are reused"
-    assert any("reused from the interrupted attempt" in line for line in services.job_logs(job_id))
+    assert any("reused from the interrupted attempt" in line for line in job_client.job_logs(job_id))
     _check_models_load(job_id)

@@ -7,7 +7,7 @@ import time
 import pytest
 from app_testutil import frame_with, no_exceptions, submit_training, texts, wait_for_jobs
 
-from hbnlab.app.widgets import job_picker_key
+from hbnlab.app.job_widgets import job_picker_key
 
 PAGES = ["corpus", "features", "structure", "training", "tuning", "evaluation", "explain", "compare", "export"]
 
@@ -225,7 +225,7 @@ def test_tuning_grid_heatmap_and_train_the_best_cell(app):
 
 def test_cancel_from_the_job_table_stops_the_job(app):
     """EM stops itself on the cancel (its latency: benchmarks/bench_responsiveness.py)."""
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     _start(app)
     app.switch_page("pages/training.py").run()
@@ -234,8 +234,8 @@ def test_cancel_from_the_job_table_stops_the_job(app):
     app.button(key="FormSubmitter:train_form-Train").click().run()
     no_exceptions(app)
     deadline = time.monotonic() + 60
-    while "iteration" not in (services.get_job(1).progress or {}):  # EM is running in the worker
-        assert time.monotonic() < deadline and services.get_job(1).state in ("queued", "running")
+    while "iteration" not in (job_client.get_job(1).progress or {}):  # EM is running in the worker
+        assert time.monotonic() < deadline and job_client.get_job(1).state in ("queued", "running")
         time.sleep(0.05)
     app.run()
     assert frame_with(app, "state", "attempt")["state"].tolist() == ["running"]

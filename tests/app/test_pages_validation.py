@@ -42,9 +42,9 @@ def test_tuning_names_classes_the_split_cannot_score_before_a_job_starts(app):
     no_exceptions(app)
     errors = _texts(app, "error")
     assert any("'ship': it has 1 training document" in e and "k-fold" in e for e in errors), errors
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
-    assert services.list_jobs("tune") == []  # refused before submitting
+    assert job_client.list_jobs("tune") == []  # refused before submitting
 
     # k-fold cross-validation: chosen on the page, described, carried by the job's config
     app.radio(key="u_validation_mode").set_value("k-fold cross-validation").run()

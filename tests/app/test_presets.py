@@ -18,10 +18,10 @@ def _own_csv() -> bytes:
 
 
 def _recorder(monkeypatch):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     submitted = []
-    monkeypatch.setattr(services, "submit_train", lambda cfg, **kw: submitted.append((cfg, kw)) or len(submitted))
+    monkeypatch.setattr(job_client, "submit_train", lambda cfg, **kw: submitted.append((cfg, kw)) or len(submitted))
     return submitted
 
 
@@ -102,7 +102,7 @@ def test_a_preset_submits_its_own_job_and_changes_no_widget_of_features_or_train
 def test_use_these_settings_loads_a_finished_job_into_every_widget_of_features_and_training(app, monkeypatch):
     from app_testutil import wait_for_jobs
 
-    from hbnlab.app import services
+    from hbnlab.app import job_client
     from hbnlab.app.job_settings import TRAINING_WIDGETS
     from hbnlab.pipeline.config import ExperimentConfig
 
@@ -139,15 +139,15 @@ def test_use_these_settings_loads_a_finished_job_into_every_widget_of_features_a
     again, kw = submitted[-1]
     assert again.replace(label="") == cfg
     assert kw["classes"] == job["classes"] and kw["classifiers"] == job["classifiers"]
-    services.shutdown_jobs(interrupt=True)
+    job_client.shutdown_jobs(interrupt=True)
 
 
 def test_a_preset_on_an_uploaded_corpus_keeps_the_upload(app, monkeypatch):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
 
-    monkeypatch.setattr(services, "reuters_available", lambda: True)
+    monkeypatch.setattr(corpus_data, "reuters_available", lambda: True)
     submitted = _recorder(monkeypatch)
-    path = services.store_upload(_own_csv(), "own.csv", {"id_column": "id", "split_column": "split"})
+    path = corpus_data.store_upload(_own_csv(), "own.csv", {"id_column": "id", "split_column": "split"})
     app.query_params = {"corpus": "upload", "upload_path": str(path), "upload_id_column": "id",
                         "upload_split_column": "split", "n_features": "5", "min_df": "1"}
     app.run()
@@ -164,16 +164,16 @@ def test_a_preset_on_an_uploaded_corpus_keeps_the_upload(app, monkeypatch):
 
 
 def test_the_demo_preset_still_moves_the_synthetic_corpus_to_reuters_when_it_is_at_hand():
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data, job_settings
     from hbnlab.pipeline.config import ExperimentConfig
 
-    real = services.reuters_available
+    real = corpus_data.reuters_available
     try:
-        services.reuters_available = lambda: True
-        assert services.preset_changes("demo", ExperimentConfig())["corpus"] == "reuters"
+        corpus_data.reuters_available = lambda: True
+        assert job_settings.preset_changes("demo", ExperimentConfig())["corpus"] == "reuters"
         upload = ExperimentConfig(corpus="upload", upload_path="/x/own.csv")
-        assert "corpus" not in services.preset_changes("demo", upload)
-        services.reuters_available = lambda: False
-        assert "corpus" not in services.preset_changes("demo", ExperimentConfig())
+        assert "corpus" not in job_settings.preset_changes("demo", upload)
+        corpus_data.reuters_available = lambda: False
+        assert "corpus" not in job_settings.preset_changes("demo", ExperimentConfig())
     finally:
-        services.reuters_available = real
+        corpus_data.reuters_available = real

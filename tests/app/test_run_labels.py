@@ -30,11 +30,11 @@ def test_empty_job_list_says_what_it_lists_and_where_the_others_are():
 
 
 def test_compare_and_the_job_pickers_tell_two_runs_of_one_learner_apart(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     jobs = []
     for cfg in (BASE, BASE.replace(B_or=4, alpha_or=0.2)):
-        jobs.append(services.submit_train(cfg, classes=["alpha"], classifiers=["HBN-OR", "NB"]))
+        jobs.append(job_client.submit_train(cfg, classes=["alpha"], classifiers=["HBN-OR", "NB"]))
     recs = wait_for_jobs(240, ids=jobs)
     assert all(r.state == "done" for r in recs), [r.error for r in recs]
     first, second = jobs

@@ -20,9 +20,9 @@ def _fail_once(reg, jid, error):
 
 
 def test_a_delete_from_a_stale_tab_is_refused_with_a_message(app, queue_only):
-    services = queue_only
-    reg = services.registry()
-    jid = services.submit_train(CFG, classes=["alpha"], classifiers=["NB"])
+    job_client = queue_only
+    reg = job_client.registry()
+    jid = job_client.submit_train(CFG, classes=["alpha"], classifiers=["NB"])
     assert _fail_once(reg, jid, "boom") == 1
     app.run()
     app.switch_page("pages/training.py").run()
@@ -41,4 +41,4 @@ def test_a_delete_from_a_stale_tab_is_refused_with_a_message(app, queue_only):
 
     app.button(key="train_jobs_delete").click().run()  # pressed against what the tab now shows: deleted
     no_exceptions(app)
-    assert services.list_jobs() == []
+    assert job_client.list_jobs() == []

@@ -16,7 +16,7 @@ def _open(app, page):
 
 
 def test_features_page_offers_english_and_the_choice_reaches_config_url_and_data(app):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
 
     _open(app, "features")
     box = app.selectbox(key="f_stopwords")
@@ -30,7 +30,7 @@ def test_features_page_offers_english_and_the_choice_reaches_config_url_and_data
     cfg = app.session_state["hbnlab.config"]
     assert cfg.stopwords == "english"
     assert app.query_params["stopwords"] == "english"
-    assert services.experiment(cfg).indexed.config.stopwords == "english"
+    assert corpus_data.experiment(cfg).indexed.config.stopwords == "english"
     assert any("Indexing with stop words 'english' keeps" in t for t in texts(app, "caption"))
 
 
@@ -41,10 +41,10 @@ def test_corpus_page_says_how_many_documents_keep_no_term(app):
 
 
 def test_an_own_stop_list_uploaded_on_the_features_page(app):
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
 
     _open(app, "features")
-    vocabulary = services.experiment(app.session_state["hbnlab.config"]).vocabulary
+    vocabulary = corpus_data.experiment(app.session_state["hbnlab.config"]).vocabulary
     dropped = sorted(vocabulary)[:3]
     app.file_uploader(key="f_stop_file").upload("mine.txt", ("# mine\n" + "\n".join(dropped)).encode(), "text/plain")
     app.selectbox(key="f_stopwords").set_value("own list")
@@ -53,7 +53,7 @@ def test_an_own_stop_list_uploaded_on_the_features_page(app):
     assert not app.error, texts(app, "error")
     cfg = app.session_state["hbnlab.config"]
     assert cfg.stopwords.startswith("own:") and app.query_params["stopwords"] == cfg.stopwords
-    data = services.experiment(cfg)
+    data = corpus_data.experiment(cfg)
     assert data.indexed.config.stopwords == tuple(dropped)
     assert not set(dropped) & set(data.vocabulary)
     assert any("Indexing with stop words 'own list of 3 words' keeps" in t for t in texts(app, "caption"))

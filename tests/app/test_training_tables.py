@@ -10,10 +10,10 @@ from hbnlab.pipeline.config import ExperimentConfig
 
 
 def test_models_table_shows_blanks_and_one_decimal(app):
-    from hbnlab.app import services
+    from hbnlab.app import job_client
 
     cfg = ExperimentConfig(corpus="synthetic", synthetic_size=600, n_features=10, n_restarts=2, B_or=3)
-    job = services.submit_train(cfg, classes=["alpha"], classifiers=["HBN-OR", "NB"])
+    job = job_client.submit_train(cfg, classes=["alpha"], classifiers=["HBN-OR", "NB"])
     assert all(r.state == "done" for r in wait_for_jobs(240, ids=[job]))
     app.session_state["hbnlab.config"] = cfg
     app.run()

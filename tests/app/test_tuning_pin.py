@@ -20,7 +20,7 @@ def _captions(app) -> list[str]:
 
 
 def test_a_submitted_tuning_job_is_followed_not_pinned(app):
-    from hbnlab.app.widgets import job_picker_key
+    from hbnlab.app.job_widgets import job_picker_key
 
     app.query_params = {"synthetic_size": "600", "n_features": "10", "n_restarts": "1"}
     app.run()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from app_testutil import no_exceptions, texts
 
-from hbnlab.app import services
+from hbnlab.app import corpus_data, uploads
 
 CSV = ("text,labels\n" + "".join(f"wheat grain harvest {i},grain\noil crude barrel {i},crude\n" for i in range(12))
        ).encode("utf-8")
@@ -22,11 +22,11 @@ CSV = ("text,labels\n" + "".join(f"wheat grain harvest {i},grain\noil crude barr
     ("e\u0301t\u00e9.csv", "\u00e9t\u00e9.csv"),  # NFC: one letter, as typed on another keyboard
 ])
 def test_safe_file_name_keeps_the_extension_and_a_readable_name(name, stored):
-    assert services.safe_file_name(name, "upload") == stored
+    assert uploads.safe_file_name(name, "upload") == stored
 
 
 def test_a_long_name_stays_within_a_file_name_and_keeps_its_extension():
-    out = services.safe_file_name("新" * 300 + ".parquet", "upload")
+    out = uploads.safe_file_name("新" * 300 + ".parquet", "upload")
     assert out.endswith(".parquet") and len(out.encode("utf-8")) <= 200
 
 
@@ -34,9 +34,9 @@ def test_a_long_name_stays_within_a_file_name_and_keeps_its_extension():
 def test_an_upload_with_a_non_latin_name_is_stored_and_read(name, data_home):
     from hbnlab.pipeline.config import ExperimentConfig
 
-    path = services.store_upload(CSV, name, {})
+    path = corpus_data.store_upload(CSV, name, {})
     assert path.name == name and path.parent.parent == data_home / "uploads"
-    corpus = services.load_corpus(ExperimentConfig(corpus="upload", upload_path=str(path)))
+    corpus = corpus_data.load_corpus(ExperimentConfig(corpus="upload", upload_path=str(path)))
     assert len(corpus.train) + len(corpus.test) == 24
 
 
@@ -57,7 +57,7 @@ def test_a_page_error_about_a_stored_upload_shows_its_name_not_the_server_path(a
 
 
 def test_hide_server_paths():
-    home = services.data_home()
+    home = corpus_data.data_home()
     stored = home / "uploads" / "0123456789abcdef" / "данные.csv"
     text = f"{stored}: line 3: column 'body' not found; also {home}/models/x.hbnlab"
-    assert services.hide_server_paths(text) == "данные.csv: line 3: column 'body' not found; also models/x.hbnlab"
+    assert uploads.hide_server_paths(text) == "данные.csv: line 3: column 'body' not found; also models/x.hbnlab"

@@ -96,21 +96,21 @@ def test_the_workbench_bar_hears_the_check_and_the_servers_first_parse(tmp_path,
     """store_upload's child check, then the server's first parse of the stored upload (the Corpus
     page runs both under one lazily drawn bar): fractions in [0, 1] naming the file and the stage."""
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path))
-    from hbnlab.app import services
+    from hbnlab.app import corpus_data
     from hbnlab.pipeline.config import ExperimentConfig
 
     told = []
     data = _tree_zip()
-    path = services.store_upload(data, "news.zip", {}, progress=lambda f, m: told.append((f, m)))
+    path = corpus_data.store_upload(data, "news.zip", {}, progress=lambda f, m: told.append((f, m)))
     assert told[-1] == (1.0, f"Checking news.zip: decoding files, {N:,} of {N:,}")
     told.clear()
     cfg = ExperimentConfig(corpus="upload", upload_path=str(path))
-    assert len(services.load_corpus(cfg, progress=lambda f, m: told.append((f, m)))) == N
+    assert len(corpus_data.load_corpus(cfg, progress=lambda f, m: told.append((f, m)))) == N
     assert told[-1] == (1.0, f"Reading news.zip: decoding files, {N:,} of {N:,}")
     assert all(0.0 < f <= 1.0 for f, _ in told)
     told.clear()
-    services.store_upload(data, "news.zip", {}, progress=lambda f, m: told.append((f, m)))
-    services.load_corpus(cfg, progress=lambda f, m: told.append((f, m)))
+    corpus_data.store_upload(data, "news.zip", {}, progress=lambda f, m: told.append((f, m)))
+    corpus_data.load_corpus(cfg, progress=lambda f, m: told.append((f, m)))
     assert told == []  # already checked and read: a rerun draws no bar
 
 

@@ -1,6 +1,7 @@
 """The computations behind the pages, on plain data (no Streamlit in this package).
 
-Pages never do arithmetic: they call :mod:`hbnlab.app.services`, which caches these functions.
+Pages never do arithmetic: they call :mod:`hbnlab.app.corpus_data` and :mod:`hbnlab.app.job_outputs`,
+which cache these functions.
 Keeping them free of Streamlit lets the tests call them directly (tests/app/test_analysis.py).
 One module per page:
 
