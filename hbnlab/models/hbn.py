@@ -670,7 +670,8 @@ _PARAMS_DOC = """
         data, the folds' trees fitted with a quarter of ``n_restarts``: ``"cv"`` keeps the most
         children whose breakeven b is within one standard error, sqrt(b (1 - b) / n_positives), of
         the best (the inner folds train on two thirds of the documents, and the best number of
-        terms grows with the documents), ``"cv-max"`` the best (ties: more children).  None: the
+        terms grows with the documents), ``"cv-max"`` the best (ties: more children).  None: every
+        child with ``objective="conditional"`` (its fit weighs each child); with ``"joint"`` the
         clustering's rule, :data:`CHILDREN_SELECT_DEFAULT` (``"cv"`` for OR and DEP, ``"all"`` for
         AVG; ``benchmarks/results/hbn_any_corpus.md``, round 6).  The choice is in ``children_cv_``;
         ``selected_features_`` lists the kept terms only.
@@ -718,7 +719,7 @@ _PARAMS_DOC = """
         the EM options above, then one restart of the HNB's EM starts from one HNB M-step on that
         HBN's posterior (:func:`hbnlab.bn.em.hnb_start_from_hbn`;
         ``benchmarks/results/hnb_start.txt``).
-    objective : {"joint", "conditional"}, default="joint"
+    objective : {"joint", "conditional"}, default="conditional"
         What the tables are fitted for.  ``"joint"``: the thesis's EM, the maximum of the
         likelihood of the class and the terms.  ``"conditional"``: EM as above, then every learned
         table and the naive-Bayes children refitted for the conditional log-likelihood
@@ -726,7 +727,9 @@ _PARAMS_DOC = """
         with a pseudo-count of 1 per entry, under a Gaussian prior of precision ``cll_penalty`` on
         the tables' logits around it (:func:`hbnlab.bn.discriminative.fit_conditional`;
         Greiner and Zhou 2002, Roos et al. 2005).  The result is the same Bayesian network with
-        other tables, and none of its entries is 0 or 1.
+        other tables, and none of its entries is 0 or 1.  ``"conditional"`` is the default by
+        decision rule 13 of ``benchmarks/results/hbn_any_corpus.md``; ``"joint"`` (with
+        ``tree_terms=None``, :data:`THESIS_PARAMS`) is the thesis's model.
     cll_penalty : float or "cv", default="cv"
         The prior's precision for ``objective="conditional"``: larger stays closer to the EM's
         tables.  ``"cv"``: the one of :data:`CLL_PENALTIES` with the highest held-out conditional
