@@ -15,6 +15,7 @@ import streamlit as st
 from hbnlab.app import corpus_data, job_client, state, views
 from hbnlab.app.uploads import hide_server_paths
 from hbnlab.app.views.corpus import config_corpus_label
+from hbnlab.corpus import CorpusError
 from hbnlab.export.escape import md_escape
 from hbnlab.pipeline.config import ExperimentConfig
 
@@ -125,6 +126,8 @@ def synthetic_notice(synthetic: bool) -> None:
                    "with pseudo-words; numbers here say nothing about real text.", icon=":material/science:")
 
 
+#: The errors a page shows as a message (a reader's, a setting's, a missing file) instead of a traceback.
+READABLE_ERRORS = (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError)
 #: The workbench field of each reader option a CorpusError may advise changing.
 _OPTION_FIELDS = {"encoding": "Encoding"}
 
@@ -132,8 +135,6 @@ _OPTION_FIELDS = {"encoding": "Encoding"}
 def show_error(exc: BaseException) -> None:
     """A reader or settings error as a readable message (never a traceback); a corpus error that
     a reader option fixes names the field of that option."""
-    from hbnlab.corpus import CorpusError
-
     if isinstance(exc, CorpusError) and exc.parameter is not None:
         field = _OPTION_FIELDS.get(exc.parameter, exc.parameter)
         text = exc.advise(f"choose {{suggestion}} in the {field} field")
@@ -145,11 +146,9 @@ def show_error(exc: BaseException) -> None:
 @contextmanager
 def readable_errors(stop: bool = True):
     """Show CorpusError / ValueError / missing-file errors as messages; stop the page."""
-    from hbnlab.corpus import CorpusError
-
     try:
         yield
-    except (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError) as exc:
+    except READABLE_ERRORS as exc:
         show_error(exc)
         if stop:
             st.stop()
@@ -162,13 +161,11 @@ def progress_task(text: str, *, lazy: bool = False):
     removed before the message is shown and the page stops, so no stale bar stays behind.
     ``lazy``: the bar appears at the first report (a block that has nothing to do, such as a
     rerun over an upload already read, draws nothing)."""
-    from hbnlab.corpus import CorpusError
-
     bar = st.empty() if lazy else st.progress(0.0, text=text)
     failed = None
     try:
         yield lambda f, m: bar.progress(min(1.0, max(0.0, float(f))), text=m)
-    except (CorpusError, ValueError, KeyError, FileNotFoundError, NotADirectoryError) as exc:
+    except READABLE_ERRORS as exc:
         failed = exc
     finally:
         bar.empty()
