@@ -1,6 +1,6 @@
 """The Export page: a finished train job as CSV files, a Markdown report, the data of the HTML
 report, a model's Bayesian network as BIF / XMLBIF / HUGIN files, the job's settings (JSON) and
-the job as a Python script that rebuilds it (:mod:`hbnlab.export.script`); neither of the last two
+the job as a Python script that rebuilds it (:mod:`hbnlab.pipeline.script`); neither of the last two
 holds a path of the server.
 
 The tables are the Evaluation page's (:class:`~hbnlab.app.views.results.TrainOutputs`); their
@@ -18,9 +18,9 @@ from hbnlab.export.bn_formats import BN_LEARNERS, FORMATS, network_from_model
 from hbnlab.export.escape import md_escape
 from hbnlab.export.model_io import load_model
 from hbnlab.export.report import ExperimentResult, markdown_table, table_csv
-from hbnlab.export.script import job_script, shareable_config
 from hbnlab.models.catalog import CLUSTERINGS
 from hbnlab.pipeline.config import EM_SPEED_DEFAULTS, OPTIONAL_DEFAULTS, STRUCTURE_ALGORITHMS, ExperimentConfig, is_hnb
+from hbnlab.pipeline.script import job_script, shareable_config
 
 #: Columns of the units table that count (printed as integers; naive Bayes's are empty).
 UNIT_COUNTS = ("EM iterations",)
@@ -39,13 +39,13 @@ def export_tables(out: TrainOutputs) -> dict:
 
 def settings_json(out: TrainOutputs) -> str:
     """The job's experiment settings as JSON, without the server's paths (an upload by its name,
-    :func:`hbnlab.export.script.shareable_config`)."""
+    :func:`hbnlab.pipeline.script.shareable_config`)."""
     return json.dumps(shareable_config(out.result.get("config", {})), indent=2, ensure_ascii=False)
 
 
 def python_script(out: TrainOutputs, file_name: str) -> str:
     """The job as a Python script that rebuilds it with the library and prints its breakeven table
-    (:func:`hbnlab.export.script.job_script`)."""
+    (:func:`hbnlab.pipeline.script.job_script`)."""
     res = out.result
     return job_script(out.job_config(), classes=res.get("classes") or (), classifiers=out.classifiers,
                       stage=out.stage, class_settings=res.get("class_settings"), job_id=out.job_id,

@@ -1,4 +1,4 @@
-"""hbnlab.export.script: the job's script for every corpus source is valid Python holding no server path;
+"""hbnlab.pipeline.script: the job's script for every corpus source is valid Python holding no server path;
 an uploaded stop list travels as its words; per-class settings become the config fields the train
 task replaces.  (The script of a finished job against the job's own table: tests/app/test_export_script.py.)"""
 from __future__ import annotations
@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from hbnlab.export.script import class_overrides, job_script, shareable_config
 from hbnlab.pipeline.config import ExperimentConfig
+from hbnlab.pipeline.script import class_overrides, job_script, shareable_config
 
 SERVER = "/srv/hbn-home"
 
