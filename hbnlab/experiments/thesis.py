@@ -374,7 +374,7 @@ def format_table(result: dict, *, per_class: bool = True) -> str:
     notes = baseline_notes(rows)
     if notes:
         lines.append("")
-        lines.append("Baseline check (each HBN/HNB row against NB and SVM with the same terms):")
+        lines.append("Baseline check (each HBN/HNB row against NB, LR and SVM with the same terms):")
         where = "test set" if result.get("stage", "test") == "test" else "validation split"
         lines.extend("  " + n.text(where) for n in notes)
     return "\n".join(lines)

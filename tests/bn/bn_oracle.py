@@ -229,14 +229,15 @@ def nested_from_draw(draw, st, max_nodes=12, max_features=7):
     return groups
 
 
-def sampled(direction, seed=0, n=3000, states=2):
-    """The EM tests' planted problem: a 9-feature tree of depth 3 (``states`` states per hidden
-    node), random tables (Dirichlet(0.4) rows) and ``n`` documents sampled from them:
-    ``(tree, true parameters, X, y)``."""
-    tree = TreeStructure.from_nested([[0, 1, 2], [3, 4], 5, [6, [7, 8]]], direction=direction)
+def sampled(direction, seed=0, n=3000, states=2, nested=None, concentration=0.4):
+    """The EM tests' planted problem: a 9-feature tree of depth 3 (or ``nested``; ``states`` states
+    per hidden node), random tables (Dirichlet(``concentration``) rows) and ``n`` documents sampled
+    from them: ``(tree, true parameters, X, y)``."""
+    nested = [[0, 1, 2], [3, 4], 5, [6, [7, 8]]] if nested is None else nested
+    tree = TreeStructure.from_nested(nested, direction=direction)
     if states != 2:
         tree = tree.with_states(states)
     rng = np.random.default_rng(seed)
-    true = random_params(tree, rng, 0.4)
+    true = random_params(tree, rng, concentration)
     X, y, _ = sample(true, n, rng)
     return tree, true, X, y

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from bn_oracle import expected_counts, joint_with_features, random_params, sample
+from bn_oracle import expected_counts, joint_with_features, sampled
 
 from hbnlab.bn import em
 from hbnlab.bn.discriminative import _Problem, fit_conditional, learned_nodes, smoothed_tables
@@ -15,13 +15,7 @@ TREE = [[0, 1], [2, [3, 4]], 5]
 
 
 def _tiny(direction, states, seed=0, n=200):
-    tree = TreeStructure.from_nested(TREE, direction=direction)
-    if states != 2:
-        tree = tree.with_states(states)
-    rng = np.random.default_rng(seed)
-    true = random_params(tree, rng, 0.5)
-    X, y, _ = sample(true, n, rng)
-    return tree, true, X, y
+    return sampled(direction, seed=seed, n=n, states=states, nested=TREE, concentration=0.5)
 
 
 def _children(y, rng, m=3):
