@@ -35,7 +35,7 @@ def _certain_data():
 
 def _fit(cls):
     X, y = _certain_data()
-    return cls(B=2, n_features=None, tree_terms=None, n_restarts=2, random_state=0).fit(X, y), X
+    return cls(B=2, n_features=None, tree_terms=None, n_restarts=2, objective="joint", random_state=0).fit(X, y), X
 
 
 def test_a_certain_hbn_has_an_infinite_log_odds_and_contributions_that_are_never_nan():
@@ -148,7 +148,7 @@ def test_the_explain_page_of_a_certain_model_says_so_and_shows_no_nan_or_inf(app
 
     path = corpus_data.store_upload(_certain_upload(), "certain.csv", {"id_column": "id", "split_column": "split"})
     cfg = ExperimentConfig(corpus="upload", upload_path=str(path), upload_id_column="id", upload_split_column="split",
-                           n_features=4, min_df=1, stopwords="none", n_restarts=2, tree_terms=0)
+                           n_features=4, min_df=1, stopwords="none", n_restarts=2, tree_terms=0, objective="joint")
     job = job_client.submit_train(cfg, classes=["wheat"], classifiers=["HBN-OR"])
     (rec,) = wait_for_jobs(240, ids={job})
     assert rec.state == "done", rec.error

@@ -161,9 +161,9 @@ def test_binary_path_matches_stored_outputs():
     Z = rng.randint(0, 3, 400)
     P = np.where(y[:, None] == 1, 0.6, 0.2) * (0.6 + 0.3 * Z[:, None]) / 1.2
     X = (rng.rand(400, 12) < P).astype(int)
-    for name, cls, kw in (("hbn_or", HierarchicalBNClassifier, dict(clustering="or", B=4)),
-                          ("hbn_avg", HierarchicalBNClassifier, dict(clustering="avg", B=3)),
-                          ("hnb_avg", HierarchicalNBClassifier, dict(clustering="avg", B=3))):
+    for name, cls, kw in (("hbn_or", HierarchicalBNClassifier, dict(clustering="or", B=4, objective="joint")),
+                          ("hbn_avg", HierarchicalBNClassifier, dict(clustering="avg", B=3, objective="joint")),
+                          ("hnb_avg", HierarchicalNBClassifier, dict(clustering="avg", B=3, objective="joint"))):
         clf = cls(n_features=None, n_restarts=6, random_state=0, **kw).fit(X[:300], y[:300])
         g = golden[name]
         assert clf.tree_.to_dict() == g["tree"]

@@ -67,8 +67,13 @@ def test_none_defaults_are_recorded_as_the_fit_resolved_them(clustering, data):
     B, alpha = TABLE_4_1[clustering]
     rp = doc["resolved_params"]
     assert (rp["B"], rp["alpha"]) == (B, alpha)
-    assert rp["children_select"] == ("all" if clustering == "avg" else "cv")
+    # the default objective fits the tables for log P(c | f), keeps every child and records the penalty
+    # its inner cross-validation chose; under EM, children_select is the clustering's rule
+    assert rp["children_select"] == "all" and rp["cll_penalty"] == est.cll_penalty_ and est.cll_penalty_ > 0
     assert rp["tree_terms"] == est.tree_terms and rp["n_restarts"] == 2
+    em = HierarchicalBNClassifier(clustering=clustering, n_restarts=2, objective="joint", random_state=0).fit(X, y)
+    rp_em = _doc(model_to_bytes(em))["resolved_params"]
+    assert rp_em["children_select"] == ("all" if clustering == "avg" else "cv") and rp_em["cll_penalty"] is None
     given = HierarchicalBNClassifier(clustering=clustering, B=4, alpha=0.5, children_select="all", n_restarts=2,
                                      random_state=0).fit(X, y)
     rp = resolved_params(given)

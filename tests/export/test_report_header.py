@@ -14,7 +14,8 @@ from hbnlab.models.hbn import TABLE_4_1
 
 MANIFEST = {
     "name": "header test", "corpus": {"kind": "synthetic", "seed": 2, "size": 300}, "n_categories": 2,
-    "classifiers": [{"name": "NB"}, {"name": "HBN-OR", "params": {"n_restarts": 2}}], "n_features": 8,
+    "classifiers": [{"name": "NB"}, {"name": "HBN-OR", "params": {"n_restarts": 2, "objective": "joint"}}],
+    "n_features": 8,
 }
 
 

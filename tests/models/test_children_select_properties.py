@@ -182,10 +182,11 @@ def test_the_guard_lets_the_cv_run_when_both_classes_have_a_document_per_fold(n_
 def test_a_clustering_function_keeps_every_child_by_default(cls, monkeypatch):
     X, y = planted()
     clustering = CLUSTERINGS["or"]  # the function behind "or", whose name alone would cross-validate
-    est, spy = fit(cls, monkeypatch, X, y, clustering=clustering, children_select=None)
+    # under the EM fit: the conditional fit (the default objective) keeps every child whatever the clustering
+    est, spy = fit(cls, monkeypatch, X, y, clustering=clustering, children_select=None, objective="joint")
     assert spy.rule == "all"
     assert est.children_cv_ is None and not spy.tree_fits and spy.outer_tree_fits == 1
     assert est.class_children_.n_children == N_TERMS - TREE_TERMS
     # the same function cross-validates when asked
-    est, spy = fit(cls, monkeypatch, X, y, clustering=clustering, children_select="cv")
+    est, spy = fit(cls, monkeypatch, X, y, clustering=clustering, children_select="cv", objective="joint")
     assert spy.rule == "cv" and est.children_cv_ is not None and len(spy.tree_fits) == CHILDREN_CV_FOLDS

@@ -40,13 +40,14 @@ def planted(n=400, m=14, seed=0):
 def test_equals_the_tree_alone_plus_hand_computed_naive_bayes_ratios(cls):
     X, y = planted()
     T = 5
-    est = cls(B=3, n_features=None, tree_terms=T, n_restarts=4, random_state=0).fit(X, y)
+    est = cls(B=3, n_features=None, tree_terms=T, n_restarts=4, objective="joint", random_state=0).fit(X, y)
     # the tree's terms are the T best by information gain on the training data, ties by column
     ig = score_terms(X, y.reshape(-1, 1).astype(bool), method="ig")[:, 0]
     order = np.lexsort((np.arange(X.shape[1]), -ig))
     np.testing.assert_array_equal(est.selected_features_, order)
     tree_cols, kid_cols = order[:T], order[T:]
-    alone = cls(B=3, n_features=None, tree_terms=None, n_restarts=4, random_state=0).fit(X[:, tree_cols], y)
+    alone = cls(B=3, n_features=None, tree_terms=None, n_restarts=4, objective="joint",
+                random_state=0).fit(X[:, tree_cols], y)
     # N0 = 0.1 frequencies (thesis sec. 1.1.3) written out
     n1, n0 = y.sum(), (1 - y).sum()
     p1 = (X[y == 1][:, kid_cols].sum(0) + 0.1) / (n1 + 0.2)
@@ -326,7 +327,8 @@ def test_children_select_default_is_the_clusterings_rule(clustering, rule):
     """None: decision rule 10 of benchmarks/results/hbn_any_corpus.md (OR and DEP cross-validate
     their children, AVG keeps all); a given rule overrides it."""
     X, y = planted_with_noise(0)
-    kw = dict(B=3, clustering=clustering, n_features=None, tree_terms=5, n_restarts=2, random_state=0)
+    kw = dict(B=3, clustering=clustering, n_features=None, tree_terms=5, n_restarts=2, objective="joint",
+              random_state=0)
     est = HierarchicalBNClassifier(**kw)
     assert est.get_params()["children_select"] is None
     est.fit(X, y)

@@ -92,18 +92,18 @@ def test_penalty_by_inner_cross_validation_is_recorded_and_deterministic():
 def test_inner_fits_never_see_their_held_out_documents(monkeypatch):
     """Every inner conditional fit is fitted on its fold's training rows only and scored on the
     others: a spy records the rows (by a marker column that numbers the documents) each fit gets."""
-    import hbnlab.models.hbn as hbn_module
+    import hbnlab.models.conditional as conditional_module
 
     X, y = _data(seed=4)
     n = y.size
     seen = []
-    real = hbn_module.fit_conditional
+    real = conditional_module.fit_conditional
 
     def spy(start, Xt, yt, **kw):
         seen.append(np.asarray(yt).size)
         return real(start, Xt, yt, **kw)
 
-    monkeypatch.setattr(hbn_module, "fit_conditional", spy)
+    monkeypatch.setattr(conditional_module, "fit_conditional", spy)
     clf = HierarchicalBNClassifier(clustering="or", n_features=36, tree_terms=20, objective="conditional",
                                    cll_penalty="cv", n_restarts=4, random_state=0).fit(X, y)
     inner = seen[:-1]

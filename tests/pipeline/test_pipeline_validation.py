@@ -124,7 +124,7 @@ def test_reproduce_table_4_10_on_an_undated_folder_corpus(tmp_path, capsys):
                "--n-restarts", "2", "--n-jobs", "1", "--json", str(out)])
     text = capsys.readouterr().out
     assert rc == 0
-    assert "the thesis's values apply to Reuters-21578 only" in text and "paper" not in text
+    assert "the thesis's values apply to Reuters-21578's 10 most frequent" in text and "paper" not in text
     result = json.loads(out.read_text())
     assert result["corpus"]["name"] == "news" and result["paper"] is False
     assert result["corpus"]["validation"]["method"] == "stratified"
