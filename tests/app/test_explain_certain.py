@@ -106,7 +106,8 @@ def certain_data():
 @pytest.mark.parametrize("name", ["HBN-OR", "HBN-AVG", "HNB-OR"])
 def test_explain_document_of_a_certain_model_is_finite_and_worded(certain_data, name):
     corpus, data = certain_data
-    est, _, _ = T.fit_config_unit(data, "A", name, ExperimentConfig(n_features=5, n_restarts=2, tree_terms=0))
+    est, _, _ = T.fit_config_unit(data, "A", name, ExperimentConfig(n_features=5, n_restarts=2, tree_terms=0,
+                                                                             objective="joint"))
     certain = 0
     for doc in corpus.documents:
         ex = A.explain_document(est, data, doc, label="A", classifier=name)
