@@ -16,7 +16,13 @@ import pandas as pd
 
 from hbnlab.app.views.explain import probability_fill
 from hbnlab.app.views.structure import stable_tree_dot
-from hbnlab.bn.discriminative import START_PSEUDO_COUNT, ConditionalFit, fit_conditional, smoothed_tables
+from hbnlab.bn.discriminative import (
+    START_PSEUDO_COUNT,
+    ConditionalFit,
+    fit_conditional,
+    learned_nodes,
+    smoothed_tables,
+)
 from hbnlab.bn.inference import class_posterior, log_likelihood
 from hbnlab.bn.params import TreeParameters
 from hbnlab.bn.structure import CLASS, FEATURE, HIDDEN, TreeStructure, features_under
@@ -286,13 +292,6 @@ def cpt_frame(params: TreeParameters, i: int) -> pd.DataFrame:
     else:
         rows = [f"{tree.names[tree.up[i]]}={s}" for s in range(2)]
     return pd.DataFrame({f"P({name}=1 | x)": t[:, 1]}, index=pd.Index(rows, name="x"))
-
-
-def learned_nodes(tree: TreeStructure) -> list[int]:
-    """Nodes whose tables EM learns (HBN: class and hidden nodes; HNB: every node)."""
-    if tree.direction == "hbn":
-        return [i for i in range(tree.n_nodes) if tree.kind[i] != FEATURE]
-    return list(range(tree.n_nodes))
 
 
 def em_table(trace: EMTrace, iteration: int) -> pd.DataFrame:
