@@ -121,21 +121,28 @@ def test_the_readme_says_what_runs_where_for_an_upload_and_the_code_agrees(servi
     flat = _flat(serving)
     assert "parses every upload in a child process" not in flat
     for phrase in ("The workbench checks every upload in a child process",
-                   "Every later parse of the stored upload runs outside that child",
+                   "hands the parsed corpus back as JSON", "so an upload is parsed once",
+                   "Every other parse of the stored upload runs outside that child",
                    "not by `MEMORY_BYTES` or `TIMEOUT_SECONDS`", "the server process parses it to show the pages",
-                   "whether set on the Corpus page or in the URL", "a job's worker process parses it again"):
+                   "settings given in the URL", "a job's worker process parses it again"):
         assert phrase in flat, f"README, Serving a team: {phrase!r} not found"
 
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path / "home"))
     from hbnlab.app import corpus_data
     from hbnlab.corpus import isolated
+    from hbnlab.pipeline import corpus_spec
     from hbnlab.pipeline.config import ExperimentConfig
 
-    children = []
-    real = isolated.check_upload
-    monkeypatch.setattr(isolated, "check_upload", lambda *a, **k: children.append(a[1]) or real(*a, **k))
+    children, parses = [], []
+    real = isolated._in_child
+    monkeypatch.setattr(isolated, "_in_child", lambda *a, **k: children.append(a[1]) or real(*a, **k))
+    real_load = corpus_spec.load_upload
+    monkeypatch.setattr(corpus_spec, "load_upload", lambda *a, **k: parses.append(a[1]) or real_load(*a, **k))
     data = "".join(f"wheat grain {i},grain\noil crude {i},crude\n" for i in range(12)).encode()
-    path = corpus_data.store_upload(b"text,labels\n" + data, "mine.csv", {})
+    path = corpus_data.store_upload(b"text,labels\n" + data, "mine.csv", {"encoding": "utf-8"})
     assert children == ["mine.csv"]  # the check: in the child
     corpus = corpus_data.load_corpus(ExperimentConfig(corpus="upload", upload_path=str(path), upload_encoding="utf-8"))
-    assert len(corpus.train) + len(corpus.test) == 24 and children == ["mine.csv"]  # the server's parse: not
+    assert len(corpus.train) + len(corpus.test) == 24 and children == ["mine.csv"]
+    assert parses == []  # parsed once: the server read the child's corpus from the store
+    other = ExperimentConfig(corpus="upload", upload_path=str(path), upload_encoding="cp1252")  # as in a URL
+    assert len(corpus_data.load_corpus(other)) == 24 and parses == ["mine.csv"] and children == ["mine.csv"]

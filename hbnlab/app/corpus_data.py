@@ -81,11 +81,13 @@ def store_upload(data: bytes, filename: str, options: dict | None = None, progre
     The file is parsed first (:func:`hbnlab.corpus.load_upload`, which never half-loads, with
     the reader ``options`` of the config's upload columns), so a bad file raises its CorpusError
     and nothing is stored.  The parse runs in a child process with a memory limit and a deadline
-    (:func:`hbnlab.corpus.isolated.check_upload`): a file that blows up takes down that child, not
-    the server and every open tab.  Returns the stored path (the worker reads it from there).
+    (:func:`hbnlab.corpus.isolated.parse_upload`): a file that blows up takes down that child, not
+    the server and every open tab.  The corpus the child hands back goes into the store as the
+    stored upload's (:func:`hbnlab.pipeline.corpus_spec.keep_upload`): the upload is parsed once.
+    Returns the stored path (the worker reads it from there).
     ``progress(fraction, message)`` hears how far the child's parse has come.
     """
-    from hbnlab.corpus.isolated import check_upload
+    from hbnlab.corpus.isolated import parse_upload
     from hbnlab.corpus.progress import as_fractions
     from hbnlab.export.atomic import write_bytes_atomic
 
@@ -94,10 +96,12 @@ def store_upload(data: bytes, filename: str, options: dict | None = None, progre
     path = data_home() / "uploads" / digest / safe
     checked = (str(path), json.dumps(options or {}, sort_keys=True))
     if checked not in _CHECKED_UPLOADS or not path.is_file():
-        check_upload(data, filename, options,
-                     progress=None if progress is None else as_fractions(progress, f"Checking {safe}: "))
+        # parsed under the stored name, as the spec's reader parses the stored file (one parse)
+        corpus = parse_upload(data, safe, options,
+                              progress=None if progress is None else as_fractions(progress, f"Checking {safe}: "))
         if not path.is_file():
             write_bytes_atomic(path, data)
+        CS.keep_upload(path, options, corpus)
         _CHECKED_UPLOADS.add(checked)
     return path
 

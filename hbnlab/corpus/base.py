@@ -185,7 +185,13 @@ class Corpus:
 
         A corpus whose texts had newsgroup headers, quotes or signatures removed
         (``meta["newsgroup_strip"]``, :func:`hbnlab.text.newsgroup.strip_corpus`) adds the parts
-        removed, so it never shares a fingerprint with the corpus read as it is."""
+        removed, so it never shares a fingerprint with the corpus read as it is.
+
+        Computed once per corpus object (the corpus is immutable; hashing 19,000 messages takes a
+        quarter of a second and the pipeline asks several times)."""
+        return self.derived("fingerprint", self._fingerprint)
+
+    def _fingerprint(self) -> str:
         h = hashlib.sha256()
         stripped = (self.meta.get("newsgroup_strip") or {}).get("parts")
         if stripped:
@@ -194,6 +200,41 @@ class Corpus:
             h.update(json.dumps([d.id, d.split, sorted(d.labels), d.title, d.text]).encode("utf-8"))
             h.update(b"\0")
         return h.hexdigest()
+
+    def derived(self, key, compute):
+        """``compute()``, a value that depends on this corpus alone, computed once per corpus
+        object and ``key`` (the corpus is immutable).  Callers must not modify what it returns."""
+        memo = self.__dict__.get("_derived")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_derived", memo)
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
+    # ------------------------------------------------------------------ JSON
+    def to_json_bytes(self) -> bytes:
+        """The corpus as UTF-8 JSON (name, synthetic, meta, one row per document); the inverse is
+        :meth:`from_json_bytes`.  The form the store keeps and a child process hands back."""
+        doc = {"name": self.name, "synthetic": bool(self.synthetic), "meta": self.meta,
+               "documents": [[d.id, d.title, d.text, sorted(d.labels), d.split,
+                              d.date.isoformat() if d.date is not None else None] for d in self.documents]}
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def from_json_bytes(cls, data: bytes) -> Corpus:
+        """The corpus :meth:`to_json_bytes` wrote."""
+        doc = json.loads(data)
+        docs = tuple(Document(i, text, frozenset(labels), split, title, datetime.fromisoformat(date) if date else None)
+                     for i, title, text, labels, split, date in doc["documents"])
+        return cls(str(doc["name"]), docs, bool(doc["synthetic"]), dict(doc["meta"]))
+
+    def json_safe(self) -> bool:
+        """Whether the corpus survives the JSON round trip exactly (its meta is plain JSON)."""
+        try:
+            return json.loads(json.dumps(self.meta)) == self.meta
+        except (TypeError, ValueError):
+            return False
 
     @property
     def split_source(self) -> str:

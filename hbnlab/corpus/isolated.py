@@ -21,9 +21,9 @@ import threading
 import time
 from pathlib import PurePosixPath
 
-from .base import CorpusError
+from .base import Corpus, CorpusError
 
-__all__ = ["MEMORY_BYTES", "POLL_SECONDS", "TIMEOUT_SECONDS", "check_upload"]
+__all__ = ["MEMORY_BYTES", "POLL_SECONDS", "TIMEOUT_SECONDS", "check_upload", "parse_upload"]
 
 #: Address space the child may take beyond what it holds once its imports are done: room for a
 #: 200 MB table (the default ``max_bytes``) as text, rows and documents.
@@ -42,7 +42,8 @@ def _display(filename: str) -> str:
 
 def check_upload(data: bytes, filename: str, options: dict | None = None, *,
                  memory_bytes: int = MEMORY_BYTES, timeout: float = TIMEOUT_SECONDS, progress=None) -> int:
-    """Parse an upload with :func:`~hbnlab.corpus.readers.load_upload` in a child process.
+    """Parse an upload with :func:`~hbnlab.corpus.readers.load_upload` in a child process; the
+    number of documents it holds (:func:`parse_upload` returns the corpus itself).
 
     Parameters
     ----------
@@ -68,8 +69,21 @@ def check_upload(data: bytes, filename: str, options: dict | None = None, *,
         The reader's own error, or one naming the file when the child ran out of memory, died
         or overran ``timeout``.
     """
+    return _in_child(data, filename, options, memory_bytes, timeout, progress, want_corpus=False)
+
+
+def parse_upload(data: bytes, filename: str, options: dict | None = None, *,
+                 memory_bytes: int = MEMORY_BYTES, timeout: float = TIMEOUT_SECONDS, progress=None) -> Corpus:
+    """:func:`check_upload`, returning the parsed corpus: the child hands it back as JSON
+    (:meth:`~hbnlab.corpus.base.Corpus.to_json_bytes`), so the caller keeps what was parsed
+    instead of parsing the file a second time.  Same parameters and errors."""
+    return Corpus.from_json_bytes(_in_child(data, filename, options, memory_bytes, timeout, progress,
+                                            want_corpus=True))
+
+
+def _in_child(data, filename, options, memory_bytes, timeout, progress, *, want_corpus: bool):
     name = _display(filename)
-    payload = pickle.dumps((bytes(data), filename, dict(options or {}), int(memory_bytes)),
+    payload = pickle.dumps((bytes(data), filename, dict(options or {}), int(memory_bytes), bool(want_corpus)),
                            protocol=pickle.HIGHEST_PROTOCOL)
     proc = subprocess.Popen([sys.executable, "-m", "hbnlab.corpus.isolated"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -158,12 +172,14 @@ def _main() -> None:
     from .progress import reporting
     from .readers import load_upload
 
-    data, filename, options, memory_bytes = pickle.loads(sys.stdin.buffer.read())
+    data, filename, options, memory_bytes, want_corpus = pickle.loads(sys.stdin.buffer.read())
     if sys.platform.startswith("linux"):
         _limit_address_space(memory_bytes)
     try:
         with reporting(_relay):
-            answer = ("ok", len(load_upload(data, filename, **options)), "")
+            corpus = load_upload(data, filename, **options)
+        del data
+        answer = ("ok", corpus.to_json_bytes() if want_corpus else len(corpus), "")
     except MemoryError:
         error = CorpusError(f"{_display(filename)}: ran out of memory (a limit of {memory_bytes / 2**30:.1f} GiB) "
                             f"reading it")

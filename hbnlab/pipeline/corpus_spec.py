@@ -37,6 +37,7 @@ from hbnlab.corpus import (
     fetch_reuters21578,
     load_corpus,
     load_reuters21578,
+    load_upload,
     make_hierarchical_corpus,
     make_synthetic_corpus,
 )
@@ -46,7 +47,7 @@ from hbnlab.pipeline.store import cached_corpus
 from hbnlab.text.newsgroup import newsgroup_parts, strip_corpus
 
 __all__ = ["data_home", "resolve_reuters_dir", "load_named_corpus", "corpus_paths", "corpus_from_spec",
-           "is_reuters_modapte",
+           "is_reuters_modapte", "keep_upload",
            "REUTERS_NAME", "SYNTHETIC_HIERARCHY", "confine_corpus_path", "source_files", "allowed_corpus_dirs",
            "CorpusPathError",
            "ALLOWED_DIRS_ENV"]
@@ -234,8 +235,9 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
     (with ``"model": "hierarchy"``: :func:`hbnlab.corpus.make_hierarchical_corpus`);
     ``{"corpus": "reuters", "reuters_dir": d}`` -> :func:`hbnlab.corpus.load_reuters21578` (never
     downloads: the Corpus page does that with a progress bar);
-    ``{"corpus": "upload", "upload_path": p, "options": {...}}`` -> :func:`hbnlab.corpus.load_corpus`
-    on the stored upload.  Any spec but a synthetic one may add ``"strip": [parts]``, the newsgroup
+    ``{"corpus": "upload", "upload_path": p, "options": {...}}`` -> :func:`hbnlab.corpus.load_upload`
+    of the stored upload's bytes and name (what the workbench's isolated check parsed: see
+    :func:`keep_upload`).  Any spec but a synthetic one may add ``"strip": [parts]``, the newsgroup
     parts removed from the texts (:func:`hbnlab.text.newsgroup.strip_corpus`).  Reader errors are
     :class:`hbnlab.corpus.CorpusError` naming the file and line.
 
@@ -266,15 +268,27 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
         def read():
             try:
                 if progress is None:
-                    return load_corpus(str(path), **options)
+                    return load_upload(path.read_bytes(), path.name, **options)
                 with reporting(as_fractions(progress, f"Reading {path.name}: ")):
-                    return load_corpus(str(path), **options)
+                    return load_upload(path.read_bytes(), path.name, **options)
             except MissingColumnError as exc:
                 raise CorpusError(f"upload_{exc.role}={exc.column!r}: the stored upload has no such column") from None
 
-        corpus = cached_corpus({"reader": "upload", "path": str(path), "options": options}, [path], read, log=log)
+        corpus = cached_corpus(_upload_reader(path, options), [path], read, log=log)
         return _stripped(corpus, strip, path.name)
     raise ValueError(f"corpus spec: 'corpus' must be 'synthetic', 'reuters' or 'upload', got {kind!r}")
+
+
+def _upload_reader(path: Path, options: dict) -> dict:
+    return {"reader": "upload", "path": str(path), "options": dict(options)}
+
+
+def keep_upload(path: Path, options: dict | None, corpus: Corpus, *, log=None) -> None:
+    """Keep ``corpus``, parsed elsewhere from the bytes of the stored upload ``path`` as
+    ``load_upload(bytes, path.name, **options)`` (an isolated check,
+    :func:`hbnlab.corpus.isolated.parse_upload`), in the store as the upload spec's corpus: the
+    next :func:`corpus_from_spec` of the upload reads it instead of parsing the file again."""
+    cached_corpus(_upload_reader(Path(path), dict(options or {})), [Path(path)], lambda: corpus, log=log)
 
 
 def is_reuters_modapte(name: str) -> bool:

@@ -305,7 +305,8 @@ def training_topics(corpus, train_docs, taxonomy: Taxonomy | None = None):
 
 def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: IndexingConfig | None = None,
             selection: str = "ig", require_test: bool = True, validation: str = "auto", cv: int | None = None,
-            random_state=0, taxonomy: Taxonomy | None = None, progress=None) -> ProtocolData:
+            random_state=0, taxonomy: Taxonomy | None = None, progress=None,
+            index: IndexedCorpus | None = None) -> ProtocolData:
     """Index ``corpus`` the thesis's way, score every term for every category and split
     training-0 / validation (see the module docstring).
 
@@ -333,18 +334,34 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
         The categories' tree (:func:`hbnlab.corpus.taxonomy.read_taxonomy`); default: the tree of
         dotted category names, if any.  Sets :attr:`ProtocolData.topics`.
     progress : callable(fraction, message), optional
+    index : IndexedCorpus, optional
+        ``index_corpus(corpus, indexing)`` computed before (:func:`hbnlab.pipeline.store.term_index`
+        keeps one per corpus and indexing): the terms do not depend on the categories, so another
+        choice of classes reuses it.  Its indexing must be ``indexing``.
     """
     cats = resolve_categories(corpus, categories, n_categories, require_test=require_test)
     cfg = indexing or IndexingConfig()
-    if progress:
-        progress(0.2, "indexing")
-    ic = index_corpus(corpus, cfg, categories=cats)
+    if index is not None:
+        if index.config != cfg:
+            raise ValueError(f"the given index was built with {index.config}, not {cfg}")
+        ic = index.for_categories(corpus, cats)
+    else:
+        if progress:
+            progress(0.2, "indexing")
+        ic = index_corpus(corpus, cfg, categories=cats)
     if ic.X_train.shape[1] == 0:
         raise CorpusError(f"corpus {corpus.name!r}: no term passes the indexing (min_df={cfg.min_df})")
     if progress:
         progress(0.6, "scoring terms")
     scores = np.asarray(score_terms(ic.X_train, ic.Y_train, method=selection), dtype=np.float64)
-    fold_of, vinfo = validation_folds(corpus, method=validation, cv=cv, random_state=random_state)
+    def folds_of_corpus():
+        return validation_folds(corpus, method=validation, cv=cv, random_state=random_state)
+
+    if isinstance(random_state, (int, np.integer)):  # a seed gives the same folds each time: computed once
+        fold_of, vinfo = corpus.derived(("validation_folds", validation, cv, int(random_state)), folds_of_corpus)
+    else:
+        fold_of, vinfo = folds_of_corpus()
+    vinfo = dict(vinfo)
     by_id = {d.id: int(f) for d, f in zip(corpus.train, fold_of)}
     folds = np.fromiter((by_id[d.id] for d in ic.train_docs), dtype=np.int64, count=len(ic.train_docs))
     fingerprint = corpus.fingerprint()

@@ -5,14 +5,18 @@ page process, every worker process and every command-line run would otherwise ea
 This store keeps both results on disk, shared by all of them::
 
     <data home>/prepared/corpus-<key>/     a parsed corpus: entry.json + corpus.json
-    <data home>/prepared/data-<key>/       an indexed corpus (ProtocolData): entry.json + data.json + arrays.npz
+    <data home>/prepared/index-<key>/      a corpus's term index: entry.json + index.json + arrays.npz
+    <data home>/prepared/data-<key>/       the rest of a ProtocolData: entry.json + data.json + arrays.npz
 
 * **corpus entries** (:func:`cached_corpus`) are keyed by the *content* of the source files
   (SHA-256 of every byte, ~0.04 s for Reuters' 27 MB against ~0.5 s of parsing) plus the reader
   and its options.  Content rather than size and modification time: a file rewritten within the
   file system's timestamp granularity, or copied with its times kept (``cp -p``, ``tar x``), has
   the same stamp and other bytes, and a stale corpus must never be served.
-* **data entries** (:func:`prepare_cached`) are keyed by the corpus fingerprint
+* **index entries** (:func:`term_index`) are keyed by the corpus fingerprint and the indexing:
+  the vocabulary and the term matrices, which do not depend on the categories, so a change of
+  classes (or of selection, validation, seed) re-scores terms instead of tokenising again;
+* **data entries** (:func:`prepare_cached`: term scores, folds, info) are keyed by the corpus fingerprint
   (:meth:`hbnlab.corpus.Corpus.fingerprint`: ids, splits, labels and texts), a digest of the
   documents' dates (the date split reads them) and every setting of
   :func:`hbnlab.pipeline.data.prepare` (categories, indexing, selection, validation, seed).
@@ -48,9 +52,10 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 
@@ -58,17 +63,17 @@ import numpy as np
 import scipy
 import scipy.sparse as sp
 
-from hbnlab.corpus import Corpus, Document, default_data_home
+from hbnlab.corpus import Corpus, default_data_home
 from hbnlab.pipeline.data import ProtocolData, prepare, training_topics
 from hbnlab.text import IndexedCorpus, IndexingConfig
-from hbnlab.text.indexing import TermIndexer
+from hbnlab.text.indexing import TermIndexer, index_corpus
 
 __all__ = ["FORMAT_VERSION", "NO_CACHE_ENV", "MAX_MB_ENV", "max_bytes", "cache_enabled", "cache_root", "cached_corpus",
-           "prepare_cached",
+           "prepare_cached", "term_index",
            "list_entries", "clear_entries", "source_digest"]
 
 #: Changes whenever the layout of an entry changes; part of every key.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Environment variable: ``1`` turns the store off (every process parses and indexes for itself).
 NO_CACHE_ENV = "HBNLAB_NO_CACHE"
 #: The store's folder inside the data home.
@@ -311,31 +316,6 @@ def _cached(kind: str, key: str, describe: str, read: Callable[[dict, dict], obj
 
 
 # --------------------------------------------------------------------------- corpora
-def _document_row(d: Document) -> list:
-    return [d.id, d.title, d.text, sorted(d.labels), d.split, d.date.isoformat() if d.date is not None else None]
-
-
-def _corpus_bytes(corpus: Corpus) -> bytes:
-    doc = {"name": corpus.name, "synthetic": bool(corpus.synthetic), "meta": corpus.meta,
-           "documents": [_document_row(d) for d in corpus.documents]}
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def _corpus_from_bytes(data: bytes) -> Corpus:
-    doc = json.loads(data)
-    docs = tuple(Document(i, text, frozenset(labels), split, title, datetime.fromisoformat(date) if date else None)
-                 for i, title, text, labels, split, date in doc["documents"])
-    return Corpus(str(doc["name"]), docs, bool(doc["synthetic"]), dict(doc["meta"]))
-
-
-def _json_safe(corpus: Corpus) -> bool:
-    """Whether the corpus survives the JSON round trip exactly (its meta is plain JSON)."""
-    try:
-        return json.loads(json.dumps(corpus.meta)) == corpus.meta
-    except (TypeError, ValueError):
-        return False
-
-
 def cached_corpus(what: dict, sources: Iterable[Path], build: Callable[[], Corpus], *, root: Path | None = None,
                   progress=None, log=None) -> Corpus:
     """The corpus ``build()`` returns, kept in the store.
@@ -361,7 +341,7 @@ def cached_corpus(what: dict, sources: Iterable[Path], build: Callable[[], Corpu
     key = _key("corpus", {**what, "sources": source_digest(sources, root)})
 
     def read(entry, files):
-        corpus = _corpus_from_bytes(files["corpus.json"])
+        corpus = Corpus.from_json_bytes(files["corpus.json"])
         if entry["summary"].get("n_documents") != len(corpus):
             raise DamagedEntry(f"{len(corpus)} documents, the entry says {entry['summary'].get('n_documents')}")
         if progress is not None:
@@ -370,7 +350,7 @@ def cached_corpus(what: dict, sources: Iterable[Path], build: Callable[[], Corpu
 
     def make():
         corpus = build()
-        files = (lambda: {"corpus.json": _corpus_bytes(corpus)}) if _json_safe(corpus) else dict
+        files = (lambda: {"corpus.json": corpus.to_json_bytes()}) if corpus.json_safe() else dict
         return corpus, files, {"corpus": corpus.name, "n_documents": len(corpus), "what": what}
 
     return _cached("corpus", key, f"corpus {what.get('reader', '')} {what.get('path', '')}".rstrip(), read, make,
@@ -400,46 +380,104 @@ def _csr_from(z, prefix: str, shape: tuple) -> sp.csr_matrix:
     return X
 
 
-def _data_files(data: ProtocolData) -> dict[str, bytes]:
-    ic = data.indexed
+def _index_files(ic: IndexedCorpus) -> dict[str, bytes]:
     arrays = {**_csr_arrays("X_train", ic.X_train), **_csr_arrays("X_test", ic.X_test),
-              "Y_train": np.asarray(ic.Y_train), "Y_test": np.asarray(ic.Y_test), "scores": np.asarray(data.scores),
-              "folds": np.asarray(data.folds), "document_frequency": np.asarray(ic.indexer.document_frequency_)}
+              "document_frequency": np.asarray(ic.indexer.document_frequency_)}
     buf = io.BytesIO()
     np.savez(buf, **arrays)
-    meta = {"vocabulary": list(ic.vocabulary), "categories": list(ic.categories),
-            "train_ids": [d.id for d in ic.train_docs], "test_ids": [d.id for d in ic.test_docs],
-            "indexing": ic.config.to_dict(), "n_documents": int(ic.indexer.n_documents_),
-            "selection": data.selection, "corpus_name": data.corpus_name, "synthetic": bool(data.synthetic),
-            "fingerprint": data.fingerprint, "info": data.info}
+    meta = {"vocabulary": list(ic.vocabulary), "train_ids": [d.id for d in ic.train_docs],
+            "test_ids": [d.id for d in ic.test_docs], "indexing": ic.config.to_dict(),
+            "n_documents": int(ic.indexer.n_documents_)}
+    return {"index.json": json.dumps(meta, ensure_ascii=False).encode("utf-8"), "arrays.npz": buf.getvalue()}
+
+
+def _index_from_files(files: dict[str, bytes], corpus: Corpus) -> IndexedCorpus:
+    m = json.loads(files["index.json"])
+    by_id = {d.id: d for d in corpus.documents}
+    try:
+        train = tuple(by_id[i] for i in m["train_ids"])
+        test = tuple(by_id[i] for i in m["test_ids"])
+    except KeyError as exc:
+        raise DamagedEntry(f"document {exc.args[0]!r} is not in the corpus") from None
+    vocab = tuple(m["vocabulary"])
+    cfg = IndexingConfig.from_dict(m["indexing"])
+    with np.load(io.BytesIO(files["arrays.npz"]), allow_pickle=False) as z:
+        X_train = _csr_from(z, "X_train", (len(train), len(vocab)))
+        X_test = _csr_from(z, "X_test", (len(test), len(vocab)))
+        df = z["document_frequency"]
+    if df.shape != (len(vocab),):
+        raise DamagedEntry(f"document_frequency has shape {df.shape}, expected {(len(vocab),)}")
+    indexer = TermIndexer.from_vocabulary(cfg, vocab)
+    indexer.document_frequency_ = df
+    indexer.n_documents_ = int(m["n_documents"])
+    no_labels = np.zeros((0, 0), dtype=bool)
+    return IndexedCorpus(cfg, indexer, vocab, (), train, test, X_train, X_test, no_labels, no_labels)
+
+
+#: Term indexes this process keeps (key -> IndexedCorpus without categories), newest last.
+INDEX_MEMORY_SIZE = 2
+_INDEXES: OrderedDict = OrderedDict()
+_INDEXES_LOCK = threading.Lock()
+
+
+def term_index(corpus: Corpus, indexing: IndexingConfig | None = None, *, log=None) -> IndexedCorpus:
+    """``index_corpus(corpus, indexing)`` with no categories, computed once per corpus and indexing:
+    kept in this process (:data:`INDEX_MEMORY_SIZE` of them) and in the store (entries
+    ``index-<key>``, keyed by the corpus fingerprint and the indexing).  Tokenising and counting
+    are most of the cost of :func:`~hbnlab.pipeline.data.prepare`, and none of it depends on the
+    categories: another choice of classes, or of selection or validation, reuses the index
+    (:meth:`~hbnlab.text.IndexedCorpus.for_categories`)."""
+    cfg = indexing or IndexingConfig()
+    key = _key("index", {"fingerprint": corpus.fingerprint(), "indexing": cfg.to_dict()})
+    with _INDEXES_LOCK:
+        known = _INDEXES.get(key)
+        if known is not None:
+            _INDEXES.move_to_end(key)
+    if known is not None:
+        if cache_enabled():
+            _touch(_entry_path("index", key))                  # in use: the last entry to evict
+        return known
+
+    def make():
+        ic = index_corpus(corpus, cfg, categories=())
+        return ic, lambda: _index_files(ic), {"corpus": corpus.name, "n_terms": ic.n_terms,
+                                              "indexing": cfg.to_dict()}
+
+    if cache_enabled():
+        ic = _cached("index", key, f"index of {corpus.name}", lambda entry, files: _index_from_files(files, corpus),
+                     make, log)
+    else:
+        ic = make()[0]
+    with _INDEXES_LOCK:
+        _INDEXES[key] = ic
+        while len(_INDEXES) > INDEX_MEMORY_SIZE:
+            _INDEXES.popitem(last=False)
+    return ic
+
+
+def _data_files(data: ProtocolData, index_key: str) -> dict[str, bytes]:
+    buf = io.BytesIO()
+    np.savez(buf, scores=np.asarray(data.scores), folds=np.asarray(data.folds))
+    meta = {"index": index_key, "categories": list(data.indexed.categories), "selection": data.selection,
+            "corpus_name": data.corpus_name, "synthetic": bool(data.synthetic), "fingerprint": data.fingerprint,
+            "info": data.info}
     return {"data.json": json.dumps(meta, ensure_ascii=False).encode("utf-8"), "arrays.npz": buf.getvalue()}
 
 
-def _data_from_files(files: dict[str, bytes], corpus: Corpus, fingerprint: str, taxonomy=None) -> ProtocolData:
+def _data_from_files(files: dict[str, bytes], corpus: Corpus, fingerprint: str, index: IndexedCorpus,
+                     taxonomy=None) -> ProtocolData:
     m = json.loads(files["data.json"])
     if m["fingerprint"] != fingerprint:
         raise DamagedEntry("it was written for another corpus")
-    by_id = {d.id: d for d in corpus.documents}
-    train = tuple(by_id[i] for i in m["train_ids"])
-    test = tuple(by_id[i] for i in m["test_ids"])
-    vocab, cats = tuple(m["vocabulary"]), tuple(m["categories"])
-    cfg = IndexingConfig.from_dict(m["indexing"])
-    n_tr, n_te, n_t, n_c = len(train), len(test), len(vocab), len(cats)
+    ic = index.for_categories(corpus, tuple(m["categories"]))
     with np.load(io.BytesIO(files["arrays.npz"]), allow_pickle=False) as z:
-        X_train = _csr_from(z, "X_train", (n_tr, n_t))
-        X_test = _csr_from(z, "X_test", (n_te, n_t))
-        arrays = {k: z[k] for k in ("Y_train", "Y_test", "scores", "folds", "document_frequency")}
-    want = {"Y_train": (n_tr, n_c), "Y_test": (n_te, n_c), "scores": (n_t, n_c), "folds": (n_tr,),
-            "document_frequency": (n_t,)}
+        arrays = {k: z[k] for k in ("scores", "folds")}
+    want = {"scores": (ic.n_terms, len(ic.categories)), "folds": (len(ic.train_docs),)}
     for k, shape in want.items():
         if arrays[k].shape != shape:
             raise DamagedEntry(f"{k} has shape {arrays[k].shape}, expected {shape}")
-    indexer = TermIndexer.from_vocabulary(cfg, vocab)
-    indexer.document_frequency_ = arrays["document_frequency"]
-    indexer.n_documents_ = int(m["n_documents"])
-    ic = IndexedCorpus(cfg, indexer, vocab, cats, train, test, X_train, X_test, arrays["Y_train"], arrays["Y_test"])
     # the topic membership is not stored: it follows from the documents' labels and the taxonomy
-    topics = training_topics(corpus, train, taxonomy)[1]
+    topics = training_topics(corpus, ic.train_docs, taxonomy)[1]
     return ProtocolData(ic, arrays["scores"], arrays["folds"], m["selection"], m["corpus_name"], bool(m["synthetic"]),
                         m["fingerprint"], m["info"], topics)
 
@@ -449,31 +487,35 @@ _PREPARE_SIGNATURE = inspect.signature(prepare)
 
 def prepare_cached(corpus: Corpus, *, log=None, progress=None, **prepare_kw) -> ProtocolData:
     """:func:`hbnlab.pipeline.data.prepare` of ``corpus`` with ``prepare_kw``, kept in the store
-    under the corpus fingerprint and the settings (``progress`` is told ``(1.0, ...)`` on a hit)."""
+    under the corpus fingerprint and the settings (``progress`` is told ``(1.0, ...)`` on a hit).
+    The term index comes from :func:`term_index`: a data entry holds what depends on the
+    categories (scores, folds), its index entry the matrices."""
+    index = term_index(corpus, prepare_kw.get("indexing"), log=log)
     if not cache_enabled():
-        return prepare(corpus, progress=progress, **prepare_kw)
+        return prepare(corpus, progress=progress, index=index, **prepare_kw)
     fingerprint = corpus.fingerprint()
     bound = _PREPARE_SIGNATURE.bind(corpus, **prepare_kw)      # a default given or left out: one key
     bound.apply_defaults()
-    settings = {k: v for k, v in bound.arguments.items() if k not in ("corpus", "progress")}
+    settings = {k: v for k, v in bound.arguments.items() if k not in ("corpus", "progress", "index")}
     settings["indexing"] = (settings["indexing"] or IndexingConfig()).to_dict()
     if settings.get("categories") is not None:
         settings["categories"] = list(settings["categories"])
     if settings.get("taxonomy") is not None:
         settings["taxonomy"] = dict(sorted(settings["taxonomy"].parents.items()))
+    index_key = _key("index", {"fingerprint": fingerprint, "indexing": settings["indexing"]})
     key = _key("data", {"fingerprint": fingerprint, "dates": _date_digest(corpus), "name": corpus.name,
                         "synthetic": bool(corpus.synthetic), "settings": settings})
 
     def read(entry, files):
-        data = _data_from_files(files, corpus, fingerprint, prepare_kw.get("taxonomy"))
+        data = _data_from_files(files, corpus, fingerprint, index, prepare_kw.get("taxonomy"))
         if progress is not None:
             progress(1.0, "read from the cache")
         return data
 
     def make():
-        data = prepare(corpus, progress=progress, **prepare_kw)
-        return data, lambda: _data_files(data), {"corpus": corpus.name, "n_terms": data.indexed.n_terms,
-                                         "categories": data.categories[:20], "settings": settings}
+        data = prepare(corpus, progress=progress, index=index, **prepare_kw)
+        return data, lambda: _data_files(data, index_key), {"corpus": corpus.name, "n_terms": data.indexed.n_terms,
+                                                           "categories": data.categories[:20], "settings": settings}
 
     return _cached("data", key, f"indexed {corpus.name}", read, make, log)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -444,6 +444,20 @@ class IndexedCorpus:
     @property
     def n_terms(self) -> int:
         return len(self.vocabulary)
+
+    def for_categories(self, corpus, categories: Sequence[str]) -> IndexedCorpus:
+        """The same index with ``categories`` as its label columns, documents taken from
+        ``corpus`` by id (the index's terms do not depend on the categories: one index serves
+        every choice of classes).  ``corpus`` must hold every indexed document."""
+        by_id = {d.id: d for d in corpus.documents}
+        try:
+            train = tuple(by_id[d.id] for d in self.train_docs)
+            test = tuple(by_id[d.id] for d in self.test_docs)
+        except KeyError as exc:
+            raise ValueError(f"corpus {corpus.name!r} lacks indexed document {exc.args[0]!r}") from None
+        categories = tuple(categories)
+        return replace(self, categories=categories, train_docs=train, test_docs=test,
+                       Y_train=corpus.label_matrix(train, categories), Y_test=corpus.label_matrix(test, categories))
 
     def empty_documents(self) -> dict[str, int]:
         """How many training and test documents the indexing leaves without a single term of the

@@ -92,9 +92,11 @@ def test_fractions_for_a_progress_bar():
     assert told == [(0.25, "Checking t.csv: reading rows, 1 of 4"), (1.0, "Checking t.csv: reading rows, 4 of 4")]
 
 
-def test_the_workbench_bar_hears_the_check_and_the_servers_first_parse(tmp_path, monkeypatch):
-    """store_upload's child check, then the server's first parse of the stored upload (the Corpus
-    page runs both under one lazily drawn bar): fractions in [0, 1] naming the file and the stage."""
+def test_the_workbench_bar_hears_the_check_and_a_servers_parse(tmp_path, monkeypatch):
+    """store_upload's child check (fractions in [0, 1] naming the file and the stage); the server
+    reads the corpus the check parsed (nothing to report), and a parse of its own -- another
+    reading setting -- is heard on the same kind of bar (the Corpus page runs both under one
+    lazily drawn bar)."""
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path))
     from hbnlab.app import corpus_data
     from hbnlab.pipeline.config import ExperimentConfig
@@ -103,9 +105,13 @@ def test_the_workbench_bar_hears_the_check_and_the_servers_first_parse(tmp_path,
     data = _tree_zip()
     path = corpus_data.store_upload(data, "news.zip", {}, progress=lambda f, m: told.append((f, m)))
     assert told[-1] == (1.0, f"Checking news.zip: decoding files, {N:,} of {N:,}")
+    assert all(0.0 < f <= 1.0 for f, _ in told)
     told.clear()
     cfg = ExperimentConfig(corpus="upload", upload_path=str(path))
     assert len(corpus_data.load_corpus(cfg, progress=lambda f, m: told.append((f, m)))) == N
+    assert told == []  # the check's corpus, from the store: not parsed again
+    own = ExperimentConfig(corpus="upload", upload_path=str(path), upload_encoding="utf-8")
+    assert len(corpus_data.load_corpus(own, progress=lambda f, m: told.append((f, m)))) == N
     assert told[-1] == (1.0, f"Reading news.zip: decoding files, {N:,} of {N:,}")
     assert all(0.0 < f <= 1.0 for f, _ in told)
     told.clear()

@@ -29,6 +29,7 @@ def home(tmp_path, monkeypatch):
     h = tmp_path / "home"
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(h))
     monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
+    monkeypatch.setattr(store, "_INDEXES", type(store._INDEXES)())    # this process has indexed nothing yet
     return h
 
 
@@ -151,6 +152,7 @@ def _damage(entry: Path, name: str, how: str) -> None:
     ("corpus", "corpus.json", "truncate"), ("corpus", "corpus.json", "flip"), ("corpus", "entry.json", "delete"),
     ("data", "arrays.npz", "truncate"), ("data", "arrays.npz", "flip"), ("data", "data.json", "delete"),
     ("data", "entry.json", "foreign"), ("data", "entry.json", "truncate"),
+    ("index", "arrays.npz", "flip"), ("index", "index.json", "delete"), ("index", "entry.json", "foreign"),
 ])
 def test_a_damaged_entry_is_reported_once_and_rebuilt(home, kind, name, how):
     kw = dict(n_categories=3)
@@ -158,6 +160,7 @@ def test_a_damaged_entry_is_reported_once_and_rebuilt(home, kind, name, how):
     store.prepare_cached(corpus, **kw)
     (entry,) = entries(home, kind)
     _damage(entry, name, how)
+    store._INDEXES.clear()                                       # as a new process
     log = []
     again = load_named_corpus("synthetic", size=300, seed=2, log=log.append)
     data = store.prepare_cached(again, log=log.append, **kw)
@@ -166,6 +169,7 @@ def test_a_damaged_entry_is_reported_once_and_rebuilt(home, kind, name, how):
     assert again == make_synthetic_corpus(n_documents=300, random_state=2)
     assert_same_data(data, prepare(again, **kw))
     log.clear()                                                  # the rebuilt entry is valid
+    store._INDEXES.clear()
     store.prepare_cached(load_named_corpus("synthetic", size=300, seed=2, log=log.append), log=log.append, **kw)
     assert [m for m in log if "read from" in m] and not [m for m in log if "is damaged (" in m or "built" in m]
 
@@ -202,7 +206,7 @@ def test_a_full_disk_leaves_no_entry_and_the_job_goes_on(home, monkeypatch):
     assert corpus == make_synthetic_corpus(n_documents=300, random_state=5)
     assert_same_data(data, prepare(corpus, n_categories=2))
     failed = [m for m in log if "could not write" in m]
-    assert len(failed) == 2 and all("No space left on device" in m for m in failed), log
+    assert len(failed) == 3 and all("No space left on device" in m for m in failed), log
     assert entries(home) == []                                   # no entry, no temporary folder
 
 
@@ -247,11 +251,11 @@ def test_two_processes_writing_the_same_entries_both_succeed(home):
     assert [r[0] for r in results] == ["ok", "ok"], results
     assert results[0][1:3] == results[1][1:3]
     assert not any("is damaged (" in m or "could not write" in m for r in results for m in r[3]), results
-    assert [p.name.split("-")[0] for p in entries(home)] == ["corpus", "data"]   # one of each, no leftovers
+    assert [p.name.split("-")[0] for p in entries(home)] == ["corpus", "data", "index"]  # one each, no leftovers
     log = []
     corpus = load_named_corpus("synthetic", size=1500, seed=7, log=log.append)
     data = store.prepare_cached(corpus, log=log.append, n_categories=4)
-    assert sum("read from" in m for m in log) == 2, log
+    assert sum("read from" in m for m in log) == 3, log
     assert_same_data(data, prepare(make_synthetic_corpus(n_documents=1500, random_state=7), n_categories=4))
 
 
@@ -269,12 +273,13 @@ def test_the_command_line_uses_reports_lists_and_clears_the_store(home, folder_c
     assert "cache: indexed" in out and "stored in" in out
     assert main(["cache", "list"]) == 0
     listing = capsys.readouterr().out
-    assert f"{home / store.CACHE_DIR}: 3 entries" in listing and listing.count(" KB") + listing.count(" MB") >= 3
+    assert f"{home / store.CACHE_DIR}: 4 entries" in listing and listing.count(" KB") + listing.count(" MB") >= 4
     assert main(["cache", "list", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["entries"]
-    assert sorted(r["kind"] for r in rows) == ["corpus", "corpus", "data"] and all(r["status"] == "ok" for r in rows)
+    assert sorted(r["kind"] for r in rows) == ["corpus", "corpus", "data", "index"]
+    assert all(r["status"] == "ok" for r in rows)
     assert main(["cache", "clear"]) == 0
-    assert "removed 3 entries" in capsys.readouterr().out and entries(home) == []
+    assert "removed 4 entries" in capsys.readouterr().out and entries(home) == []
 
 
 def test_the_command_line_no_cache_flag(home, folder_corpus, capsys, monkeypatch):
@@ -288,7 +293,8 @@ def test_the_least_recently_used_entries_go_when_the_store_is_full(home, monkeyp
     corpus = load_named_corpus("synthetic", size=300, seed=8)
     store.prepare_cached(corpus, n_categories=2, random_state=0)
     store.prepare_cached(corpus, n_categories=2, random_state=1)
-    by_use = [entries(home, "corpus")[0]] + sorted(entries(home, "data"))
+    # the index entry last: the next preparation uses it again
+    by_use = [entries(home, "corpus")[0]] + sorted(entries(home, "data")) + [entries(home, "index")[0]]
     for t, p in enumerate(by_use, 1):
         os.utime(p / "entry.json", (t, t))                       # used in this order, long ago
 
@@ -322,13 +328,14 @@ def test_a_training_job_in_a_new_worker_reads_the_store_and_logs_it(home, monkey
     results = []
     for _ in range(2):
         monkeypatch.setattr(T, "_PREPARED", type(T._PREPARED)())    # a new worker process
+        monkeypatch.setattr(store, "_INDEXES", type(store._INDEXES)())
         ctx = InlineTaskContext(spec)
         out = run_task(spec, ctx)
         assert out.state == "done", out.error
         results.append((out.result, [m for m in ctx.messages if m.startswith("cache:")]))
     (first, built), (second, read) = results
-    assert len(built) == 2 and all("stored in" in m for m in built)
-    assert len(read) == 2 and all("read from" in m for m in read)
+    assert len(built) == 3 and all("stored in" in m for m in built)
+    assert len(read) == 3 and all("read from" in m for m in read)
     assert [u["breakeven"] for u in first["units"]] == [u["breakeven"] for u in second["units"]]
 
 
@@ -370,3 +377,53 @@ def test_a_topic_hierarchy_survives_the_store_and_its_taxonomy_is_part_of_the_ke
     assert len(entries(home, "data")) == 2 and with_file.info["taxonomy"]["source"] == "file"
     assert with_file.topics.Y.shape[1] < read.topics.Y.shape[1]
     assert_same_data(store.prepare_cached(fresh, taxonomy=flat), prepare(fresh, taxonomy=flat))
+
+
+def test_a_change_of_classes_reuses_the_term_index(home, monkeypatch):
+    """The term index depends on the corpus and the indexing only: other classes, selection,
+    validation or seed index nothing again (in this process, nor in a new one), and give the
+    data a fresh preparation gives."""
+    from hbnlab.pipeline import data as D
+
+    corpus = load_named_corpus("synthetic", size=600, seed=4)
+    calls = []
+    real = store.index_corpus
+    monkeypatch.setattr(store, "index_corpus", lambda *a, **k: calls.append(1) or real(*a, **k))
+    settings = [dict(n_categories=2), dict(n_categories=4), dict(categories=[corpus.categories()[2]]),
+                dict(n_categories=3, selection="chi2"), dict(n_categories=3, validation="stratified", random_state=5)]
+    for kw in settings:
+        assert_same_data(store.prepare_cached(corpus, **kw), prepare(corpus, **kw))
+    assert len(calls) == 1 and len(entries(home, "index")) == 1 and len(entries(home, "data")) == len(settings)
+    monkeypatch.setattr(store, "_INDEXES", type(store._INDEXES)())   # a new process reads it from the store
+    log = []
+    assert_same_data(store.prepare_cached(corpus, n_categories=5, log=log.append), prepare(corpus, n_categories=5))
+    assert len(calls) == 1 and any("index of synthetic read from" in m for m in log), log
+    store.prepare_cached(corpus, n_categories=5, indexing=IndexingConfig(min_df=5))   # another indexing: indexed
+    assert len(calls) == 2 and len(entries(home, "index")) == 2
+    monkeypatch.setattr(D, "index_corpus", None)                    # prepare with an index never indexes
+    with pytest.raises(ValueError, match="was built with"):
+        prepare(corpus, n_categories=2, index=store.term_index(corpus), indexing=IndexingConfig(min_df=5))
+
+
+def test_the_term_index_without_the_store_is_kept_in_this_process(home, monkeypatch):
+    monkeypatch.setenv(store.NO_CACHE_ENV, "1")
+    corpus = load_named_corpus("synthetic", size=300, seed=6)
+    first = store.term_index(corpus)
+    assert store.term_index(corpus) is first and entries(home) == []
+    assert_same_data(store.prepare_cached(corpus, n_categories=3), prepare(corpus, n_categories=3))
+
+
+def test_a_corpus_is_fingerprinted_and_split_once(monkeypatch):
+    from hbnlab.pipeline import data as D
+
+    corpus = make_synthetic_corpus(n_documents=300, random_state=1)
+    assert corpus.fingerprint() == make_synthetic_corpus(n_documents=300, random_state=1).fingerprint()
+    calls = []
+    real = D.validation_folds
+    monkeypatch.setattr(D, "validation_folds", lambda *a, **k: calls.append(k) or real(*a, **k))
+    a = prepare(corpus, n_categories=2)
+    b = prepare(corpus, n_categories=3)
+    assert len(calls) == 1 and np.array_equal(a.folds, b.folds) and a.info["validation"] == b.info["validation"]
+    prepare(corpus, n_categories=2, random_state=np.random.RandomState(0))   # a generator is never reused
+    prepare(corpus, n_categories=2, random_state=1)
+    assert len(calls) == 3
