@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import log_expit, logsumexp
+from scipy.special import log_expit
 
 from hbnlab._validation import Cancelled, check_y01
 from hbnlab.bn import hnb_kernels as HK
@@ -165,12 +165,14 @@ class _Problem:
         off = 0
         for i, shape, size in zip(self.nodes, self.shapes, self.sizes):
             logits = w[off:off + size].reshape(shape)
-            cpts[i] = np.exp(logits - logsumexp(logits, axis=-1, keepdims=True))[None]
+            e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+            cpts[i] = (e / e.sum(axis=-1, keepdims=True))[None]
             off += size
         kids = None
         if self.Xc is not None:
             logits = w[off:].reshape(self.m, 2, 2)
-            kids = logits - logsumexp(logits, axis=-1, keepdims=True)        # log P(F_j = s | C = c)
+            top = logits.max(axis=-1, keepdims=True)                          # log P(F_j = s | C = c)
+            kids = logits - (top + np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)))
         return cpts, kids
 
     def params(self, w) -> tuple[TreeParameters, np.ndarray | None]:
