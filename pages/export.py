@@ -1,4 +1,6 @@
 """Export: trained models, the tables as CSV, a report and a Python script of a training job."""
+import functools
+
 import streamlit as st
 
 from hbnlab.app import job_outputs, job_widgets, page, uploads, widgets
@@ -8,23 +10,25 @@ cfg = page.page_frame("Export", "Download what a training job produced.")
 job_id, out = job_widgets.finished_job_outputs(key="p_job")
 prefix = f"hbnlab-job{job_id}" + ("-synthetic" if out.synthetic else "")
 
+# The HTML report (plotly.js inlined, a figure per class, the trees drawn) and the CSV files are
+# made when their button is pressed (a callable as the button's data), not on every run of the page.
 st.subheader("Report")
 with page.readable_errors():
     report_md = job_outputs.markdown_report(job_id)
-    report_html = job_outputs.html_report(job_id)
 c1, c2 = st.columns(2)
 c1.download_button("Download the report (Markdown)", report_md, file_name=f"{prefix}-report.md",
                    mime="text/markdown", key="p_report_md", icon=":material/description:", on_click="ignore")
-c2.download_button("Download the report (HTML)", report_html, file_name=f"{prefix}-report.html",
-                   mime="text/html", key="p_report_html", icon=":material/html:", on_click="ignore")
+c2.download_button("Download the report (HTML)", functools.partial(job_outputs.html_report, job_id),
+                   file_name=f"{prefix}-report.html", mime="text/html", key="p_report_html", icon=":material/html:",
+                   on_click="ignore")
 with st.expander("Preview"):
     st.markdown(report_md)
 
 st.subheader("Tables (CSV)")
-tables = job_outputs.export_tables(job_id)
+tables = job_outputs.export_table_makers(job_id)
 cols = st.columns(len(tables))
-for col, (name, data) in zip(cols, tables.items()):
-    col.download_button(name, data, file_name=f"{prefix}-{name}", mime="text/csv", key=f"p_csv_{name}",
+for col, (name, make) in zip(cols, tables.items()):
+    col.download_button(name, make, file_name=f"{prefix}-{name}", mime="text/csv", key=f"p_csv_{name}",
                         icon=":material/table:", on_click="ignore")
 
 st.subheader("Models")

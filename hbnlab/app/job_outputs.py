@@ -186,6 +186,12 @@ def export_tables(job_id: int) -> dict[str, bytes]:
     return views.export_tables(out)
 
 
+def export_table_makers(job_id: int) -> dict:
+    """:func:`export_tables` as functions (name -> callable returning the CSV bytes), for buttons
+    that make their file when pressed."""
+    return views.export_table_makers(train_outputs(job_id))
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def bn_files(digest: str) -> dict[str, str]:
     """The Bayesian network of the model stored as artifact ``digest`` as BIF / XMLBIF / HUGIN text
@@ -346,7 +352,8 @@ def ranked_documents(job_id: int, unit_key: str, query: str = "") -> pd.DataFram
 
 __all__ = ["train_outputs", "comparable_systems", "system_labels", "baseline_notes", "compare_verdict", "compare_table",
            "compare_notes", "pair_class_note", "bootstrap_frame", "unpaired_reason", "paired_comparison",
-           "unit_model", "model_bytes", "em_traces", "explain", "export_tables", "bn_files", "markdown_report",
+           "unit_model", "model_bytes", "em_traces", "explain", "export_tables", "export_table_makers", "bn_files",
+           "markdown_report",
            "html_report", "alpha_grid", "parse_alpha_values", "tuning_cells", "config_with_cell",
            "per_class_settings", "per_class_frame", "breakeven_table", "ranking_table", "pr_curves",
            "accuracy_table", "confusions", "confused_documents",

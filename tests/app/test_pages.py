@@ -168,11 +168,23 @@ def test_main_flow_through_the_widgets(app):
     assert any("<mark" in h.proto.body for h in app.get("html"))
     app.selectbox(key="x_unit").set_value("alpha|NB").run()
     no_exceptions(app)
-    # export
-    app.switch_page("pages/export.py").run()
+    # export: the HTML report and the CSV files are made when their button is pressed, not by a run
+    from hbnlab.app import job_client, job_outputs
+    from hbnlab.app.views import export as export_view
+
+    built = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(job_outputs, "build_report", lambda *a, **k: built.append("html") or "<html></html>")
+        mp.setattr(export_view, "table_csv", lambda *a, **k: built.append("csv") or "")
+        app.switch_page("pages/export.py").run()
     no_exceptions(app)
     labels = [b.label for b in app.get("download_button")]
     assert "Download the report (Markdown)" in labels and "breakeven.csv" in labels
+    assert built == []
+    job = max(r.id for r in job_client.finished_train_jobs())
+    tables = job_outputs.export_table_makers(job)
+    made = {name: make() for name, make in tables.items()}          # what a press of each button gives
+    assert made == job_outputs.export_tables(job) and all(made.values())
     assert any(label.startswith("Download the model") for label in labels)
     # a second browser tab (a new session) sees the same job and its results
     from streamlit.testing.v1 import AppTest

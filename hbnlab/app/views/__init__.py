@@ -28,7 +28,7 @@ place that builds them for the CLI, the HTML report and the workbench.
 """
 from hbnlab.app.views.corpus import SYNTHETIC_BADGE, corpus_label, corpus_overview, search_documents
 from hbnlab.app.views.explain import Explanation, explain_document, highlight_html
-from hbnlab.app.views.export import experiment_result, export_tables, markdown_report
+from hbnlab.app.views.export import experiment_result, export_table_makers, export_tables, markdown_report
 from hbnlab.app.views.features import feature_table, score_format, selected_terms_overview
 from hbnlab.app.views.jobs import jobs_frame, per_class_tuning_frame, progress_text, tuning_frame
 from hbnlab.app.views.results import TrainOutputs
@@ -39,4 +39,5 @@ __all__ = ["corpus_overview", "corpus_label", "search_documents", "feature_table
            "tree_summary", "stable_tree_dot", "dot_layout", "model_dot", "model_summary", "TrainOutputs", "Explanation",
            "explain_document",
            "highlight_html", "jobs_frame", "progress_text", "tuning_frame", "per_class_tuning_frame", "export_tables",
+           "export_table_makers",
            "experiment_result", "markdown_report", "SYNTHETIC_BADGE"]

@@ -26,15 +26,21 @@ from hbnlab.pipeline.script import job_script, shareable_config
 UNIT_COUNTS = ("EM iterations",)
 
 
-def export_tables(out: TrainOutputs) -> dict:
-    """CSV files (name -> bytes) of a finished train job."""
+def export_table_makers(out: TrainOutputs) -> dict:
+    """The CSV files of a finished train job, each as a function that writes it (name -> callable
+    returning bytes): the Export page makes a file when its button is pressed, not on every run."""
     scores = "test_scores.csv" if out.stage == "test" else "validation_scores.csv"
     return {
-        "breakeven.csv": table_csv(out.breakeven_frame()).encode("utf-8"),
-        "ranking_measures.csv": table_csv(out.ranking_frame()).encode("utf-8"),
-        "models.csv": table_csv(out.units_frame(), whole=UNIT_COUNTS).encode("utf-8"),
-        scores: table_csv(out.document_scores()).encode("utf-8"),
+        "breakeven.csv": lambda: table_csv(out.breakeven_frame()).encode("utf-8"),
+        "ranking_measures.csv": lambda: table_csv(out.ranking_frame()).encode("utf-8"),
+        "models.csv": lambda: table_csv(out.units_frame(), whole=UNIT_COUNTS).encode("utf-8"),
+        scores: lambda: table_csv(out.document_scores()).encode("utf-8"),
     }
+
+
+def export_tables(out: TrainOutputs) -> dict:
+    """CSV files (name -> bytes) of a finished train job."""
+    return {name: make() for name, make in export_table_makers(out).items()}
 
 
 def settings_json(out: TrainOutputs) -> str:
