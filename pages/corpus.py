@@ -113,7 +113,7 @@ m[3].metric("classes", ov["n_categories"])
 st.caption(f"split: {widgets.md_escape(ov['split_source'])}")
 try:  # the indexing the Features page uses; a corpus it cannot use yet keeps the rest of this page
     with st.spinner("Indexing ..."):
-        n_empty, note = indexing_note(corpus_data.experiment(cfg))
+        n_empty, note = indexing_note(corpus_data.term_index(cfg))
 except ValueError as e:
     n_empty, note = 0, f"Indexing: not possible yet ({widgets.md_escape(str(e))})"
 (st.warning if n_empty else st.caption)(note)

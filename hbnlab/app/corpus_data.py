@@ -168,6 +168,16 @@ def experiment(cfg: ExperimentConfig):
     return _experiment(_experiment_key(cfg))
 
 
+def term_index(cfg: ExperimentConfig):
+    """The corpus's term index with the config's indexing, whatever its classes
+    (:func:`hbnlab.pipeline.store.term_index`: computed once per corpus and indexing, which
+    :func:`experiment` then reuses for any choice of classes)."""
+    from hbnlab.pipeline.store import term_index as index_of
+    from hbnlab.text import IndexingConfig
+
+    return index_of(load_corpus(cfg), IndexingConfig(**cfg.indexing_dict()))
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _feature_table(key: str, label: str, n_features: int, scope: str) -> pd.DataFrame:
     return views.feature_table(_experiment(key), label, n_features, scope)

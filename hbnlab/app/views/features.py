@@ -50,10 +50,11 @@ def selected_terms_overview(data, n_features: int, scope: str = "local") -> pd.D
 def indexing_note(data) -> tuple[int, str]:
     """What the indexing left without a term, for the Corpus and Features pages: ``(n, sentence)``
     with ``n`` the training and test documents that hold no term of the vocabulary (every token a
-    stop word, too rare, or none at all; they are scored on the class prior alone)."""
+    stop word, too rare, or none at all; they are scored on the class prior alone).  ``data``: a
+    ProtocolData, or the corpus's term index (an IndexedCorpus)."""
     from hbnlab.text.stopwords import describe_stop_words
 
-    ic = data.indexed
+    ic = getattr(data, "indexed", data)
     empty = ic.empty_documents()
     n = empty["train"] + empty["test"]
     stop = describe_stop_words(ic.config.stopwords)
