@@ -126,15 +126,23 @@ def test_the_store_key_differs_by_stop_list_and_not_for_the_default(tmp_path, mo
     from hbnlab.pipeline import store
 
     monkeypatch.setenv("HBNLAB_DATA_HOME", str(tmp_path))
-    keys = []
-    monkeypatch.setattr(store, "_cached", lambda kind, key, *a, **k: keys.append(key))
+    monkeypatch.setattr(store, "_INDEXES", type(store._INDEXES)())
+    keys = {"index": [], "data": []}
+    real = store._cached
+
+    def cached(kind, key, *a, **k):  # the term index is built; the data entry's key only recorded
+        keys[kind].append(key)
+        return real(kind, key, *a, **k) if kind == "index" else None
+
+    monkeypatch.setattr(store, "_cached", cached)
     corpus = question_corpus()
     store.prepare_cached(corpus, categories=["person", "place"])
     store.prepare_cached(corpus, categories=["person", "place"], indexing=IndexingConfig())
     store.prepare_cached(corpus, categories=["person", "place"], indexing=IndexingConfig(stopwords="english"))
     store.prepare_cached(corpus, categories=["person", "place"], indexing=IndexingConfig(stopwords=("who",)))
-    assert keys[0] == keys[1]
-    assert len(set(keys)) == 3
+    assert keys["data"][0] == keys["data"][1]
+    assert len(set(keys["data"])) == 3
+    assert len(keys["index"]) == len(set(keys["index"])) == 3   # the default's index: built once, then kept
 
 
 def test_a_file_list_travels_in_the_model_file(tmp_path):
