@@ -26,6 +26,7 @@ kept once for both); a generated corpus refuses it.
 from __future__ import annotations
 
 import os
+from contextlib import nullcontext
 from pathlib import Path
 
 from hbnlab.corpus import (
@@ -267,9 +268,7 @@ def corpus_from_spec(spec: dict, *, progress=None, log=None):
 
         def read():
             try:
-                if progress is None:
-                    return load_upload(path.read_bytes(), path.name, **options)
-                with reporting(as_fractions(progress, f"Reading {path.name}: ")):
+                with nullcontext() if progress is None else reporting(as_fractions(progress, f"Reading {path.name}: ")):
                     return load_upload(path.read_bytes(), path.name, **options)
             except MissingColumnError as exc:
                 raise CorpusError(f"upload_{exc.role}={exc.column!r}: the stored upload has no such column") from None

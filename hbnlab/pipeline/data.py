@@ -354,6 +354,7 @@ def prepare(corpus, *, categories=None, n_categories: int = 10, indexing: Indexi
     if progress:
         progress(0.6, "scoring terms")
     scores = np.asarray(score_terms(ic.X_train, ic.Y_train, method=selection), dtype=np.float64)
+
     def folds_of_corpus():
         return validation_folds(corpus, method=validation, cv=cv, random_state=random_state)
 

@@ -455,10 +455,10 @@ def term_index(corpus: Corpus, indexing: IndexingConfig | None = None, *, log=No
     return ic
 
 
-def _data_files(data: ProtocolData, index_key: str) -> dict[str, bytes]:
+def _data_files(data: ProtocolData) -> dict[str, bytes]:
     buf = io.BytesIO()
     np.savez(buf, scores=np.asarray(data.scores), folds=np.asarray(data.folds))
-    meta = {"index": index_key, "categories": list(data.indexed.categories), "selection": data.selection,
+    meta = {"categories": list(data.indexed.categories), "selection": data.selection,
             "corpus_name": data.corpus_name, "synthetic": bool(data.synthetic), "fingerprint": data.fingerprint,
             "info": data.info}
     return {"data.json": json.dumps(meta, ensure_ascii=False).encode("utf-8"), "arrays.npz": buf.getvalue()}
@@ -502,7 +502,6 @@ def prepare_cached(corpus: Corpus, *, log=None, progress=None, **prepare_kw) -> 
         settings["categories"] = list(settings["categories"])
     if settings.get("taxonomy") is not None:
         settings["taxonomy"] = dict(sorted(settings["taxonomy"].parents.items()))
-    index_key = _key("index", {"fingerprint": fingerprint, "indexing": settings["indexing"]})
     key = _key("data", {"fingerprint": fingerprint, "dates": _date_digest(corpus), "name": corpus.name,
                         "synthetic": bool(corpus.synthetic), "settings": settings})
 
@@ -514,8 +513,8 @@ def prepare_cached(corpus: Corpus, *, log=None, progress=None, **prepare_kw) -> 
 
     def make():
         data = prepare(corpus, progress=progress, index=index, **prepare_kw)
-        return data, lambda: _data_files(data, index_key), {"corpus": corpus.name, "n_terms": data.indexed.n_terms,
-                                                           "categories": data.categories[:20], "settings": settings}
+        return data, lambda: _data_files(data), {"corpus": corpus.name, "n_terms": data.indexed.n_terms,
+                                                 "categories": data.categories[:20], "settings": settings}
 
     return _cached("data", key, f"indexed {corpus.name}", read, make, log)
 
